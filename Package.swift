@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One system-library target per C library, found through pkg-config and installed from Debian.
+func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+let package = Package(
+    name: "Soar",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SoarCore", targets: ["SoarCore"]),
+        .executable(name: "soar", targets: ["soar"]),
+    ],
+    targets: [
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
+        systemLibrary("CNghttp2", pkgConfig: "libnghttp2", apt: ["libnghttp2-dev"]),
+        systemLibrary("COpenSSL", pkgConfig: "openssl", apt: ["libssl-dev"]),
+        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
+        systemLibrary("CPostgres", pkgConfig: "libpq", apt: ["libpq-dev"]),
+        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
+
+        .target(name: "SoarCore"),
+        .target(name: "SoarCommands", dependencies: ["SoarCore"]),
+        .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
+
+        .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
+        .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
+        .testTarget(
+            name: "SystemLibraryTests",
+            dependencies: ["CCurl", "CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,45 @@
+import SoarCore
+
+/// `soar payload validate FILE`: would APNs accept this payload, and where would a tap go?
+struct PayloadValidateCommand: Command {
+    static let name = "payload validate"
+    static let summary = "Check an APNs JSON or Simulator .apns payload: types, size against the limit, and its route."
+    static let arguments = "FILE"
+    static let options = [
+        Option("--push-type", value: "TYPE", help: "alert (default), background, voip, liveactivity, ...; voip allows 5120 bytes."),
+    ]
+    static let discussion = """
+        FILE may be - for standard input. Exits 1 when the payload is invalid or too large.
+        """
+
+    let path: String
+    let pushType: PushType
+
+    init(_ arguments: Arguments) throws(CommandError) {
+        path = try arguments.single("payload file")
+        pushType = PushType(rawValue: arguments.value("--push-type") ?? "alert")
+    }
+
+    func validate() throws(CommandError) {
+        guard pushType.isKnown else {
+            throw .usage("unknown push type \(pushType); one of \(PushType.all.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run(_ console: Console) async throws(CommandError) {
+        let file = try PayloadFileReader.read(path)
+        let size = file.payload.size
+        do {
+            try file.payload.checkedData(for: pushType)
+        } catch {
+            throw .failure("invalid payload in \(path): \(error.description)")
+        }
+        console.print("valid: \(size) of \(pushType.payloadLimit) bytes (\(pushType))")
+        if let target = file.targetBundle { console.print("simulator target: \(target)") }
+        if let route = PushRoute.from(file.payload) {
+            console.print("route: \(route) -> \(route.path)")
+        } else {
+            console.print("route: none (no target_url, deeplink or url that names a known screen)")
+        }
+    }
+}

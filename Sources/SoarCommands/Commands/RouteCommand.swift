@@ -1,0 +1,46 @@
+import Foundation
+import SoarCore
+
+/// `soar route URL-OR-PATH`: which screen a link, `target_url` or payload file opens.
+struct RouteCommand: Command {
+    static let name = "route"
+    static let summary = "Show the screen a link, path or payload file (.json, .apns) opens."
+    static let arguments = "URL-OR-PATH"
+    static let options = [Option("--json", help: "Print the route as one JSON object.")]
+    static let discussion = """
+        Examples:
+          soar route /brands/abc123/hub        brandHub(publicId: abc123, tab: overview)
+          soar route soar:///notifications     notifications
+          soar route payload.apns              the route a tap on that notification opens
+
+        Exits 1 when nothing matches.
+        """
+
+    let input: String
+    let json: Bool
+
+    init(_ arguments: Arguments) throws(CommandError) {
+        input = try arguments.single("URL or path")
+        json = arguments.flag("--json")
+    }
+
+    func run(_ console: Console) async throws(CommandError) {
+        let route: PushRoute?
+        if input.hasSuffix(".json") || input.hasSuffix(".apns") {
+            route = PushRoute.from(try PayloadFileReader.read(input).payload)
+        } else {
+            route = PushRoute.parse(input)
+        }
+        guard let route else { throw .failure("no route matches \(input)") }
+        if json {
+            let object: JSONValue = [
+                "route": .string(route.name), "path": .string(route.path),
+                "parameters": .object(route.parameters.mapValues(JSONValue.string)),
+            ]
+            console.print(String(decoding: (try? JSONCoding.encode(object)) ?? Data(), as: UTF8.self))
+        } else {
+            console.print("\(route)")
+            console.print("path: \(route.path)")
+        }
+    }
+}

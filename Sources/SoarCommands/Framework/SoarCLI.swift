@@ -1,0 +1,62 @@
+/// The `soar` command line: finds the subcommand named by the leading words and runs it.
+public enum SoarCLI {
+    public static let version = "0.1.0"
+
+    /// Every subcommand, in the order `soar --help` lists them.
+    public static let commands: [any Command.Type] = [
+        SelfCheckCommand.self,
+        RouteCommand.self,
+        PayloadValidateCommand.self,
+    ]
+
+    /// Runs `soar` with its arguments (without the program name) and returns the exit code.
+    public static func run(_ words: [String], console: Console = .standard) async -> Int32 {
+        if words.isEmpty || words == ["--help"] || words == ["-h"] || words == ["help"] {
+            console.out(overview)
+            return words.isEmpty ? 2 : 0
+        }
+        if words == ["--version"] {
+            console.print("soar \(version)")
+            return 0
+        }
+        let asked = words.first == "help" ? Array(words.dropFirst()) : words
+        guard let (command, rest) = find(asked) else {
+            console.warn("soar: unknown command '\(asked.prefix(2).joined(separator: " "))'. Run 'soar --help' for the list.")
+            return 2
+        }
+        if words.first == "help" || rest.contains("--help") || rest.contains("-h") {
+            console.out(command.help)
+            return 0
+        }
+        do {
+            let parsed = try command.init(Arguments(rest, options: command.options))
+            try parsed.validate()
+            try await parsed.run(console)
+            return 0
+        } catch {
+            console.warn("soar \(command.name): \(error.message)")
+            if error.exitCode == 2 { console.warn("Run 'soar \(command.name) --help' for usage.") }
+            return error.exitCode
+        }
+    }
+
+    /// The command whose name is the longest run of leading words.
+    static func find(_ words: [String]) -> (any Command.Type, [String])? {
+        for command in commands.sorted(by: { $0.name.count > $1.name.count }) {
+            let name = command.name.split(separator: " ").map(String.init)
+            if words.starts(with: name) { return (command, Array(words.dropFirst(name.count))) }
+        }
+        return nil
+    }
+
+    static var overview: String {
+        let width = commands.map { $0.name.count }.max() ?? 0
+        var text = "soar \(version): self-hosted push notifications and app data for Swift apps.\n\nUsage: soar COMMAND [options]\n\nCommands:\n"
+        for command in commands {
+            text += "  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary + "\n"
+        }
+        text += "\nRun 'soar COMMAND --help' for a command's options.\n"
+        text += "Exit codes: 0 success, 1 the work ran and something failed, 2 usage or configuration error, 3 cannot reach a server.\n"
+        return text
+    }
+}

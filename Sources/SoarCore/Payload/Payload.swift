@@ -1,0 +1,101 @@
+import Foundation
+
+/// A whole APNs notification body: the `aps` dictionary plus the app's own top-level keys.
+///
+/// Custom keys such as `deeplink`, `url`, `target_url` and `kind` travel beside `aps`; every key,
+/// known or not, survives a decode-then-encode round trip.
+public struct Payload: Hashable, Sendable {
+    public var aps: APS
+    /// Top-level keys other than `aps`.
+    public var custom: [String: JSONValue]
+
+    public init(aps: APS = APS(), custom: [String: JSONValue] = [:]) {
+        self.aps = aps
+        self.custom = custom
+    }
+
+    /// Builds a payload from a JSON object, checking the documented keys.
+    ///
+    /// - Throws: ``PayloadError`` when `aps` is missing or a documented key has the wrong type.
+    public init(object: [String: JSONValue]) throws(PayloadError) {
+        guard let apsValue = object["aps"] else { throw .missingAPS }
+        guard case .object(let apsFields) = apsValue else { throw .wrongType("aps", expected: "an object", got: apsValue) }
+        self.aps = try APS(validating: apsFields)
+        self.custom = object.filter { $0.key != "aps" }
+    }
+
+    /// Parses and checks a JSON document.
+    ///
+    /// - Throws: ``PayloadError`` for text that is not a JSON object with a valid `aps`.
+    public init(json data: Data) throws(PayloadError) {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw .notJSON(Self.describe(error))
+        }
+        guard case .object(let object) = value else { throw .notObject }
+        try self.init(object: object)
+    }
+
+    /// The whole document as one JSON object.
+    public var object: [String: JSONValue] {
+        var object = custom
+        object["aps"] = .object(aps.fields)
+        return object
+    }
+
+    /// The compact JSON sent to APNs.
+    public func encoded() -> Data {
+        // Encoding a JSONValue tree cannot fail: every case maps to a JSON type.
+        (try? JSONCoding.encode(JSONValue.object(object))) ?? Data("{}".utf8)
+    }
+
+    /// The encoded size in bytes, the figure APNs compares with its limit.
+    public var size: Int { encoded().count }
+
+    /// Checks the encoded size against the limit for a push type.
+    ///
+    /// - Returns: the encoded payload.
+    /// - Throws: ``PayloadError`` when it is over the limit.
+    @discardableResult
+    public func checkedData(for pushType: PushType = .alert) throws(PayloadError) -> Data {
+        let data = encoded()
+        guard data.count <= pushType.payloadLimit else {
+            throw .tooLarge(size: data.count, limit: pushType.payloadLimit, pushType: pushType)
+        }
+        return data
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        }
+        return String(describing: error)
+    }
+}
+
+extension Payload: Codable {
+    public init(from decoder: any Decoder) throws {
+        let object = try [String: JSONValue](from: decoder)
+        do {
+            try self.init(object: object)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try object.encode(to: encoder)
+    }
+}
+
+extension Payload {
+    /// A visible alert with a title and body, plus custom keys such as `deeplink`.
+    public static func alert(title: String, body: String, sound: Sound? = .default, custom: [String: JSONValue] = [:])
+        -> Payload
+    {
+        Payload(aps: APS(alert: .titled(title, body: body), sound: sound), custom: custom)
+    }
+}

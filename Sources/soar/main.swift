@@ -1,0 +1,4 @@
+import Foundation
+import SoarCommands
+
+exit(await SoarCLI.run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import SoarCommands
+
+/// Runs `soar` in-process and keeps what it printed.
+final class RecordingConsole: Sendable {
+    private let buffers = Mutex((out: "", err: ""))
+    var out: String { buffers.withLock { $0.out } }
+    var err: String { buffers.withLock { $0.err } }
+
+    var console: Console {
+        Console(out: { text in self.buffers.withLock { $0.out += text } }, err: { text in self.buffers.withLock { $0.err += text } })
+    }
+
+    func run(_ words: String...) async -> Int32 { await SoarCLI.run(words, console: console) }
+}
+
+func temporaryFile(_ name: String, _ contents: String) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("soar-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let url = dir.appendingPathComponent(name)
+    try contents.write(to: url, atomically: true, encoding: .utf8)
+    return url.path
+}
+
+@Suite struct RouteCommandTests {
+    @Test func printsTheBrandHubRoute() async {
+        let cli = RecordingConsole()
+        #expect(await cli.run("route", "/brands/abc123/hub") == 0)
+        #expect(cli.out == "brandHub(publicId: abc123, tab: overview)\npath: /brands/abc123/hub\n")
+    }
+
+    @Test func json() async {
+        let cli = RecordingConsole()
+        #expect(await cli.run("route", "--json", "soar:///notifications") == 0)
+        #expect(cli.out == #"{"parameters":{},"path":"/notifications","route":"notifications"}"# + "\n")
+    }
+
+    @Test func unknownPathExitsOne() async {
+        let cli = RecordingConsole()
+        #expect(await cli.run("route", "/nowhere") == 1)
+        #expect(cli.err.contains("no route matches /nowhere"))
+    }
+
+    @Test func routesAPayloadFile() async throws {
+        let path = try temporaryFile("p.apns", #"{"aps":{"alert":"x"},"target_url":"/campaigns"}"#)
+        let cli = RecordingConsole()
+        #expect(await cli.run("route", path) == 0)
+        #expect(cli.out.hasPrefix("campaigns\n"))
+    }
+
+    @Test func usageErrorsExitTwo() async {
+        let cli = RecordingConsole()
+        #expect(await cli.run("route") == 2)
+        #expect(cli.err.contains("missing URL or path"))
+        #expect(await cli.run("route", "--colour", "/x") == 2)
+        #expect(cli.err.contains("unknown option --colour"))
+        #expect(await cli.run("fly") == 2)
+    }
+}
+
+@Suite struct PayloadValidateCommandTests {
+    @Test func acceptsASimulatorFileAndShowsTheRoute() async throws {
+        let path = try temporaryFile("push.apns", """
+            {"Simulator Target Bundle":"com.soarstarter.SoarStarterSwift","aps":{"alert":{"title":"Test","body":"Test notification"}},"target_url":"/brands/123/hub","kind":"early_viral_alert"}
+            """)
+        let cli = RecordingConsole()
+        #expect(await cli.run("payload", "validate", path) == 0)
+        #expect(cli.out.contains("valid: 119 of 4096 bytes (alert)"))
+        #expect(cli.out.contains("simulator target: com.soarstarter.SoarStarterSwift"))
+        #expect(cli.out.contains("route: brandHub(publicId: 123, tab: overview) -> /brands/123/hub"))
+    }
+
+    @Test func rejectsA5000BytePayload() async throws {
+        let body = String(repeating: "x", count: 5000 - 37)
+        let path = try temporaryFile("big.json", #"{"aps":{"alert":{"title":"T","body":"\#(body)"}}}"#)
+        let cli = RecordingConsole()
+        #expect(await cli.run("payload", "validate", path) == 1)
+        #expect(cli.err.contains("over the 4096-byte limit for alert notifications"))
+        #expect(cli.out.isEmpty)
+        #expect(await cli.run("payload", "validate", "--push-type", "voip", path) == 0)
+    }
+
+    @Test func reportsWhyAPayloadIsInvalid() async throws {
+        let path = try temporaryFile("bad.json", #"{"aps":{"badge":"three"}}"#)
+        let cli = RecordingConsole()
+        #expect(await cli.run("payload", "validate", path) == 1)
+        #expect(cli.err.contains(#""aps.badge" must be an integer, not string"#))
+    }
+
+    @Test func missingFileAndBadTypeAreUsageErrors() async {
+        let cli = RecordingConsole()
+        #expect(await cli.run("payload", "validate", "/no/such/file.json") == 2)
+        #expect(cli.err.contains("cannot read /no/such/file.json"))
+        #expect(await cli.run("payload", "validate", "--push-type", "fax", "x.json") == 2)
+        #expect(cli.err.contains("unknown push type fax"))
+    }
+}
+
+@Suite struct HelpTests {
+    @Test func everyCommandHasHelp() async {
+        for command in SoarCLI.commands {
+            let cli = RecordingConsole()
+            let words = command.name.split(separator: " ").map(String.init) + ["--help"]
+            #expect(await SoarCLI.run(words, console: cli.console) == 0)
+            #expect(cli.out.hasPrefix("Usage: soar \(command.name)"))
+        }
+        let cli = RecordingConsole()
+        #expect(await cli.run("--help") == 0)
+        #expect(cli.out.contains("payload validate"))
+    }
+
+    @Test func selfCheckPasses() async {
+        let cli = RecordingConsole()
+        #expect(await cli.run("self-check") == 0)
+        #expect(!cli.out.contains("FAIL"))
+    }
+}

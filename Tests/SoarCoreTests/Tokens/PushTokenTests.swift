@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+@testable import SoarCore
+
+@Suite struct PushTokenTests {
+    @Test func bytesToLowercaseHexAndBack() throws {
+        let bytes = Data((0...255).map { UInt8($0) })
+        let token = try PushToken(bytes: bytes)
+        #expect(token.hex.count == 512)
+        #expect(token.hex.hasPrefix("000102") && token.hex.hasSuffix("fdfeff"))
+        #expect(try PushToken(hex: token.hex) == token)
+    }
+
+    @Test func acceptsUppercaseAndDescriptionForm() throws {
+        #expect(try PushToken(hex: "ABCDEF01").hex == "abcdef01")
+        #expect(try PushToken(hex: "<abcd ef01>").hex == "abcdef01")
+        #expect(try PushToken(hex: " 0a0b \n").bytes == Data([10, 11]))
+    }
+
+    @Test func noLengthIsAssumed() throws {
+        #expect(try PushToken(hex: "ab").bytes.count == 1)
+        #expect(try PushToken(hex: String(repeating: "cd", count: 100)).bytes.count == 100)
+    }
+
+    @Test(arguments: [
+        ("", "a device token must not be empty"),
+        ("<>", "a device token must not be empty"),
+        ("abc", "a device token has an even number of hex digits, this one has 3"),
+        ("zz", "a device token is hex, but \"z\" at position 1 is not a hex digit"),
+        ("ab-d", "a device token is hex, but \"-\" at position 3 is not a hex digit"),
+    ])
+    func rejectsBadText(text: String, message: String) {
+        let error = #expect(throws: PushTokenError.self) { try PushToken(hex: text) }
+        #expect(error?.description == message)
+    }
+
+    @Test func rejectsEmptyBytes() {
+        #expect(throws: PushTokenError.self) { try PushToken(bytes: Data()) }
+    }
+
+    @Test func codableAsHexString() throws {
+        let token = try PushToken(hex: "00ff")
+        #expect(String(decoding: try JSONEncoder().encode([token]), as: UTF8.self) == #"["00ff"]"#)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([PushToken].self, from: Data(#"["xyz"]"#.utf8)) }
+    }
+}
