@@ -22,10 +22,12 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
 
         .target(name: "SoarCore"),
+        .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
+        .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(
             name: "SystemLibraryTests",
