@@ -20,14 +20,19 @@ let package = Package(
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
         systemLibrary("CPostgres", pkgConfig: "libpq", apt: ["libpq-dev"]),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
+        .systemLibrary(name: "CLinux"),
 
         .target(name: "SoarCore"),
         .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL"]),
-        .target(name: "SoarCommands", dependencies: ["SoarCore"]),
+        .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
+        .target(name: "SoarEmulator", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "CNghttp2", "CLinux"]),
+        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarEmulator"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
+        .target(name: "SoarTesting", dependencies: ["SoarCrypto", "SoarEmulator"]),
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
+        .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(
             name: "SystemLibraryTests",

@@ -21,3 +21,9 @@ static inline struct MHD_Daemon *CMicroHTTPD_start(unsigned int flags, uint16_t 
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completedContext,
                             MHD_OPTION_END);
 }
+
+/* MHD_get_daemon_info is variadic: the port the daemon is bound to (useful after binding port 0). */
+static inline uint16_t CMicroHTTPD_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}

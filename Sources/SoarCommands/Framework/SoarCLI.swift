@@ -7,6 +7,8 @@ public enum SoarCLI {
         SelfCheckCommand.self,
         RouteCommand.self,
         PayloadValidateCommand.self,
+        APNsEmulatorCommand.self,
+        KeysGenerateCommand.self,
     ]
 
     /// Runs `soar` with its arguments (without the program name) and returns the exit code.

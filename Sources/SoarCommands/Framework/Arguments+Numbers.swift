@@ -1,0 +1,15 @@
+extension Arguments {
+    /// An integer option within a range, or a usage error naming it.
+    public func integer(_ name: String, in range: ClosedRange<Int> = 0...Int.max) throws(CommandError) -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw .usage("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+        }
+        return number
+    }
+
+    /// A port number (0 picks a free one).
+    public func port(_ name: String) throws(CommandError) -> UInt16? {
+        try integer(name, in: 0...65535).map(UInt16.init)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import SoarCore
+import Synchronization
+
+/// The APNs behaviour behind the HTTP/2 layer: faults, validation, recording, and the control API
+/// under `/_emulator/`.
+final class EmulatorService: StreamHandler {
+    let validator: RequestValidator
+    let control: ControlAPI
+    let raisedStreamLimit: UInt32
+    let log: (@Sendable (String) -> Void)?
+    var state: EmulatorState { validator.state }
+
+    init(validator: RequestValidator, control: ControlAPI, raisedStreamLimit: UInt32, log: (@Sendable (String) -> Void)?) {
+        self.validator = validator
+        self.control = control
+        self.raisedStreamLimit = raisedStreamLimit
+        self.log = log
+    }
+
+    var goawayAfter: Int? { state.faults.goawayAfter }
+    func connectionOpened() { state.connectionOpened() }
+    func connectionClosed() { state.connectionClosed() }
+
+    func handle(_ request: APNsRequest, auth: inout ConnectionAuth, number: Int) -> StreamAction {
+        if request.path.hasPrefix(ControlAPI.prefix) {
+            let answer = control.handle(method: request.method, path: String(request.path.dropFirst(ControlAPI.prefix.count - 1)), body: request.body)
+            return StreamAction(response: H2Response(status: answer.status, headers: [("content-type", "application/json")], body: answer.body))
+        }
+        let (count, faults) = state.countRequest()
+        if let dropAfter = faults.dropAfter, number >= dropAfter { return StreamAction(drop: true) }
+        var action = StreamAction(delayMilliseconds: faults.latencyMilliseconds)
+        if faults.status != nil, count % faults.every == 0 {
+            state.recordRejection(faults.reason, injected: true)
+            action.response = Self.rejection(reason: faults.reason.rawValue, status: faults.reason.status, apnsID: request.header("apns-id") ?? UUID().uuidString.lowercased(), timestamp: nil)
+            return action
+        }
+        switch validator.validate(request, auth: &auth) {
+        case .accepted(let apnsID):
+            let token = String(request.path.dropFirst("/3/device/".count)).lowercased()
+            let headers = request.headers.filter { $0.0.hasPrefix("apns-") }
+            let delivery = Delivery(time: validator.now(), token: token, apnsID: apnsID, headers: headers, payload: request.body)
+            state.record(delivery)
+            log?(delivery.jsonLine)
+            action.response = H2Response(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", UUID().uuidString.lowercased())])
+        case .rejected(let reason, let status, let apnsID, let timestamp):
+            state.recordRejection(APNsReason(rawValue: reason))
+            action.response = Self.rejection(reason: reason, status: status, apnsID: apnsID, timestamp: timestamp)
+        }
+        return action
+    }
+
+    /// Apple's error answer: `{"reason":"…"}`, plus `"timestamp"` for 410.
+    static func rejection(reason: String, status: Int, apnsID: String, timestamp: Int64?) -> H2Response {
+        var body = "{\"reason\":\"\(reason)\""
+        if let timestamp { body += ",\"timestamp\":\(timestamp)" }
+        body += "}"
+        return H2Response(status: status, headers: [("apns-id", apnsID), ("content-type", "application/json")], body: Data(body.utf8))
+    }
+}

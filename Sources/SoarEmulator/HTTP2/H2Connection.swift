@@ -1,0 +1,116 @@
+import CNghttp2
+import Foundation
+import SoarCrypto
+
+/// One client connection: a socket, optional TLS, and an nghttp2 server session.
+///
+/// Lives on the event loop's thread only.
+final class H2Connection {
+    let id: UInt64
+    let fd: Int32
+    let tls: TLSSession?
+    unowned let server: H2Server
+    var session: OpaquePointer?
+    var handshaking: Bool
+    var streams: [Int32: APNsRequest] = [:]
+    var responseBodies: [Int32: (data: Data, offset: Int)] = [:]
+    var outbound: [UInt8] = []
+    var auth = ConnectionAuth()
+    var streamsSeen = 0
+    var limitRaised = false
+    var goingAway = false
+    var closed = false
+    var wantsWrite = false
+
+    /// Headers larger than this reset the stream.
+    static let maxHeaderBytes = 16 * 1024
+    /// Bodies are kept up to this size; past it only the size is counted.
+    static let maxBodyBytes = 64 * 1024
+
+    init(id: UInt64, fd: Int32, tls: TLSSession?, server: H2Server) {
+        self.id = id
+        self.fd = fd
+        self.tls = tls
+        self.server = server
+        self.handshaking = tls != nil
+    }
+
+    /// Creates the nghttp2 session and queues the server's SETTINGS: one stream until the first
+    /// accepted request, as APNs does.
+    func start() -> Bool {
+        var created: OpaquePointer?
+        guard nghttp2_session_server_new(&created, server.callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0 else {
+            return false
+        }
+        session = created
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 1),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(Self.maxHeaderBytes)),
+        ]
+        return nghttp2_submit_settings(session, 0, &settings, settings.count) == 0
+    }
+
+    deinit {
+        if let session { nghttp2_session_del(session) }
+    }
+
+    /// A request is complete: validate it and answer, now or later.
+    func finish(stream id: Int32) {
+        guard let request = streams[id] else { return }
+        streamsSeen += 1
+        let action = server.handler.handle(request, auth: &auth, number: streamsSeen)
+        if action.drop {
+            server.close(self)
+            return
+        }
+        if let goawayAfter = server.handler.goawayAfter, streamsSeen >= goawayAfter, !goingAway {
+            goingAway = true
+            nghttp2_submit_goaway(session, 0, id, NGHTTP2_NO_ERROR.rawValue, nil, 0)
+        }
+        guard let response = action.response else { return }
+        if action.delayMilliseconds > 0 {
+            server.schedule(response, connection: self, stream: id, after: action.delayMilliseconds)
+        } else {
+            respond(response, stream: id)
+        }
+    }
+
+    /// Submits a response; a 200 on the first request raises the stream limit.
+    func respond(_ response: H2Response, stream id: Int32) {
+        guard !closed, let session else { return }
+        var headers = [(":status", String(response.status))] + response.headers
+        if !response.body.isEmpty { headers.append(("content-length", String(response.body.count))) }
+        let submitted: Int32 = withHeaderBlock(headers) { nva, count in
+            if response.body.isEmpty { return nghttp2_submit_response(session, id, nva, count, nil) }
+            responseBodies[id] = (response.body, 0)
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
+            return nghttp2_submit_response(session, id, nva, count, &provider)
+        }
+        if submitted != 0 { responseBodies[id] = nil }
+        if response.status == 200, !limitRaised {
+            limitRaised = true
+            var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: server.handler.raisedStreamLimit)]
+            nghttp2_submit_settings(session, 0, &settings, settings.count)
+        }
+    }
+}
+
+/// Lays header pairs out as an `nghttp2_nv` array over one byte buffer (nghttp2 copies them).
+func withHeaderBlock<T>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
+    var bytes: [UInt8] = []
+    var spans: [(Int, Int, Int, Int)] = []
+    for (name, value) in headers {
+        let nameStart = bytes.count
+        bytes.append(contentsOf: name.utf8)
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value.utf8)
+        spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
+    }
+    return bytes.withUnsafeMutableBufferPointer { buffer in
+        let base = buffer.baseAddress!
+        let nva = spans.map { span in
+            nghttp2_nv(name: base + span.0, value: base + span.2, namelen: span.1, valuelen: span.3, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        }
+        return nva.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// What the emulator answers on a stream.
+public struct H2Response: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: Data
+
+    public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What to do with a finished request.
+struct StreamAction {
+    var response: H2Response?
+    /// Hold the response this long.
+    var delayMilliseconds = 0
+    /// Drop the connection instead of answering.
+    var drop = false
+}
+
+/// The emulator's logic as the HTTP/2 layer calls it; the layer knows nothing of APNs.
+protocol StreamHandler: AnyObject, Sendable {
+    /// Called on the loop thread for each complete request; `number` counts streams on the connection.
+    func handle(_ request: APNsRequest, auth: inout ConnectionAuth, number: Int) -> StreamAction
+    /// Called after a response was accepted, to tell whether the stream limit may now be raised.
+    var raisedStreamLimit: UInt32 { get }
+    /// GOAWAY once a connection has carried this many streams.
+    var goawayAfter: Int? { get }
+    func connectionOpened()
+    func connectionClosed()
+}

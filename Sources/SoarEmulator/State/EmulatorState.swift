@@ -1,0 +1,119 @@
+import Foundation
+import SoarCore
+import Synchronization
+
+/// Everything the emulator remembers, shared by its HTTP/2 loop and its control API.
+public final class EmulatorState: Sendable {
+    /// How a token was marked through flags or the control API.
+    public enum Mark: Sendable, Equatable {
+        /// 410 Unregistered, with Apple's timestamp (milliseconds since 1970).
+        case unregistered(since: Int64)
+        /// 400 BadDeviceToken.
+        case bad
+    }
+
+    struct Counters {
+        var requests = 0
+        var accepted = 0
+        var rejected: [String: Int] = [:]
+        var connectionsOpened = 0
+        var connectionsOpen = 0
+        var injected = 0
+    }
+
+    private struct Inner {
+        var keys: [String: RegisteredKey] = [:]
+        var marks: [String: Mark] = [:]
+        var faults = Faults()
+        var deliveries: [Delivery] = []
+        var deliveryStart = 0
+        var counters = Counters()
+    }
+
+    private let inner = Mutex(Inner())
+    /// How many deliveries are kept for `GET /deliveries`; older ones are forgotten.
+    public let keep: Int
+
+    public init(keys: [RegisteredKey] = [], keep: Int = 10_000) {
+        self.keep = max(1, keep)
+        inner.withLock { state in
+            for key in keys { state.keys[key.keyID] = key }
+        }
+    }
+
+    public func key(id: String) -> RegisteredKey? { inner.withLock { $0.keys[id] } }
+    public var hasKeys: Bool { inner.withLock { !$0.keys.isEmpty } }
+
+    public func mark(_ token: String) -> Mark? { inner.withLock { $0.marks[token.lowercased()] } }
+    public func setMark(_ mark: Mark?, for token: String) { inner.withLock { $0.marks[token.lowercased()] = mark } }
+
+    public var faults: Faults {
+        get { inner.withLock { $0.faults } }
+        set { inner.withLock { $0.faults = newValue } }
+    }
+
+    func updateFaults(_ body: (inout Faults) throws(FaultError) -> Void) throws(FaultError) {
+        var faults = self.faults
+        try body(&faults)
+        self.faults = faults
+    }
+
+    /// Counts a request and says whether an injected failure answers it.
+    func countRequest() -> (number: Int, faults: Faults) {
+        inner.withLock { state in
+            state.counters.requests += 1
+            return (state.counters.requests, state.faults)
+        }
+    }
+
+    func record(_ delivery: Delivery) {
+        inner.withLock { state in
+            state.counters.accepted += 1
+            if state.deliveries.count < keep {
+                state.deliveries.append(delivery)
+            } else {
+                state.deliveries[state.deliveryStart] = delivery
+                state.deliveryStart = (state.deliveryStart + 1) % keep
+            }
+        }
+    }
+
+    func recordRejection(_ reason: APNsReason, injected: Bool = false) {
+        inner.withLock { state in
+            state.counters.rejected[reason.rawValue, default: 0] += 1
+            if injected { state.counters.injected += 1 }
+        }
+    }
+
+    func connectionOpened() {
+        inner.withLock {
+            $0.counters.connectionsOpened += 1
+            $0.counters.connectionsOpen += 1
+        }
+    }
+
+    func connectionClosed() { inner.withLock { $0.counters.connectionsOpen -= 1 } }
+
+    /// The kept deliveries, oldest first.
+    public var deliveries: [Delivery] {
+        inner.withLock { state in
+            Array(state.deliveries[state.deliveryStart...] + state.deliveries[..<state.deliveryStart])
+        }
+    }
+
+    public func clearDeliveries() {
+        inner.withLock {
+            $0.deliveries.removeAll()
+            $0.deliveryStart = 0
+        }
+    }
+
+    /// Forgets deliveries, marks, faults and counters; keys stay.
+    public func reset() {
+        inner.withLock { state in
+            state = Inner(keys: state.keys, counters: Counters(connectionsOpen: state.counters.connectionsOpen))
+        }
+    }
+
+    var counters: Counters { inner.withLock { $0.counters } }
+}

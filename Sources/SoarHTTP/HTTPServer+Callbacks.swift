@@ -1,0 +1,77 @@
+import CMicroHTTPD
+import Foundation
+
+/// The body of one request as it arrives, kept in libmicrohttpd's per-connection slot.
+final class RequestBuffer {
+    var body = Data()
+    var tooLarge = false
+}
+
+/// libmicrohttpd's access handler: called once to start a request, once per body chunk, then once
+/// to answer. Plain functions, not closures, so no actor isolation is inherited (see CONVENTIONS).
+func httpAccessHandler(
+    context: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
+    method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
+    uploadSize: UnsafeMutablePointer<Int>?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let context, let connection, let slot, let uploadSize else { return .NO }
+    guard let pointer = slot.pointee else {
+        slot.pointee = Unmanaged.passRetained(RequestBuffer()).toOpaque()
+        return .YES
+    }
+    let buffer = Unmanaged<RequestBuffer>.fromOpaque(pointer).takeUnretainedValue()
+    if uploadSize.pointee > 0 {
+        if buffer.body.count + uploadSize.pointee > HTTPServer.maxBodySize {
+            buffer.tooLarge = true
+        } else if let uploadData {
+            buffer.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
+        }
+        uploadSize.pointee = 0
+        return .YES
+    }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/")
+    request.body = buffer.body
+    let values = KeyValues()
+    withExtendedLifetime(values) {
+        let collector = Unmanaged.passUnretained(values).toOpaque()
+        MHD_get_connection_values(connection, .HEADER_KIND, collectKeyValue, collector)
+        request.headers = values.pairs.reduce(into: [:]) { $0[$1.0.lowercased()] = $1.1 }
+        values.pairs.removeAll()
+        MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectKeyValue, collector)
+        request.query = values.pairs.reduce(into: [:]) { $0[$1.0] = $1.1 }
+    }
+    let response = buffer.tooLarge ? .error(413, "the request body is over \(HTTPServer.maxBodySize) bytes") : server.handler(request)
+    return queue(response, on: connection)
+}
+
+/// Releases the per-request buffer when libmicrohttpd is done with a request.
+func httpRequestCompleted(
+    context: UnsafeMutableRawPointer?, connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    reason: MHD_RequestTerminationCode
+) {
+    guard let slot, let pointer = slot.pointee else { return }
+    Unmanaged<RequestBuffer>.fromOpaque(pointer).release()
+    slot.pointee = nil
+}
+
+final class KeyValues {
+    var pairs: [(String, String)] = []
+}
+
+func collectKeyValue(context: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?) -> MHD_Result {
+    guard let context, let key else { return .YES }
+    let values = Unmanaged<KeyValues>.fromOpaque(context).takeUnretainedValue()
+    values.pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+    return .YES
+}
+
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    let made = response.body.withUnsafeBytes { raw in
+        MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let made else { return .NO }
+    defer { MHD_destroy_response(made) }
+    for (name, value) in response.headers { MHD_add_response_header(made, name, value) }
+    return MHD_queue_response(connection, UInt32(response.status), made)
+}

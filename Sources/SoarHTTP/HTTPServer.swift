@@ -1,0 +1,67 @@
+import CMicroHTTPD
+import Foundation
+
+/// An HTTP/1.1 server on libmicrohttpd: an epoll thread pool calling one handler per request.
+///
+/// The handler runs on libmicrohttpd's threads and must be thread-safe. Bodies over
+/// ``maxBodySize`` are answered 413 without reaching it.
+public final class HTTPServer: @unchecked Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    public static let maxBodySize = 1 << 20
+
+    let handler: Handler
+    private var daemon: OpaquePointer?
+    /// The bound port (the chosen one when asked for port 0).
+    public private(set) var port: UInt16 = 0
+
+    /// Starts listening on `host` (an IPv4 or IPv6 literal) and `port`; 0 picks a free port.
+    ///
+    /// - Throws: ``HTTPServerError`` when the address is bad or the port is taken.
+    public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 2, handler: @escaping Handler) throws(HTTPServerError) {
+        self.handler = handler
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue)
+        var daemon: OpaquePointer?
+        if host.contains(":") {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { throw HTTPServerError("not an IP address: \(host)") }
+            daemon = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    CMicroHTTPD_start(flags | UInt32(MHD_USE_IPv6.rawValue), port, UInt32(threads), httpAccessHandler, context, httpRequestCompleted, context, $0)
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw HTTPServerError("not an IP address: \(host)") }
+            daemon = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    CMicroHTTPD_start(flags, port, UInt32(threads), httpAccessHandler, context, httpRequestCompleted, context, $0)
+                }
+            }
+        }
+        guard let daemon else { throw HTTPServerError("cannot listen on \(host):\(port) (is the port in use?)") }
+        self.daemon = daemon
+        self.port = CMicroHTTPD_port(daemon)
+    }
+
+    /// Stops accepting and closes every connection. Safe to call twice.
+    public func stop() {
+        if let daemon {
+            MHD_stop_daemon(daemon)
+            self.daemon = nil
+        }
+    }
+
+    deinit { stop() }
+}
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
