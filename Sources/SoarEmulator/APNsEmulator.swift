@@ -40,7 +40,7 @@ public final class APNsEmulator: Sendable {
         let control = ControlAPI(state: state, now: now) { relay.server?.setAccepting($0) }
         let service = EmulatorService(
             validator: RequestValidator(state: state, allowedTopics: configuration.allowedTopics, now: now),
-            control: control, raisedStreamLimit: configuration.raisedStreamLimit, log: configuration.deliveryLog)
+            control: control, streamLimits: (configuration.initialStreamLimit, configuration.raisedStreamLimit), log: configuration.deliveryLog)
         let server = try H2Server(host: configuration.host, port: configuration.port, tls: tls, handler: service)
         relay.server = server
         if !configuration.faults.accepting { server.setAccepting(false) }

@@ -20,7 +20,9 @@ public struct EmulatorConfiguration: Sendable {
     public var unregistered: [String] = []
     public var bad: [String] = []
     public var faults = Faults()
-    /// SETTINGS_MAX_CONCURRENT_STREAMS after the first accepted request (1 before it).
+    /// SETTINGS_MAX_CONCURRENT_STREAMS until the first accepted request: 1, as APNs does.
+    public var initialStreamLimit: UInt32 = 1
+    /// SETTINGS_MAX_CONCURRENT_STREAMS after the first accepted request.
     public var raisedStreamLimit: UInt32 = 1000
     /// Deliveries kept for `GET /deliveries`.
     public var keep = 10_000

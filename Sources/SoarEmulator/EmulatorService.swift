@@ -7,14 +7,15 @@ import Synchronization
 final class EmulatorService: StreamHandler {
     let validator: RequestValidator
     let control: ControlAPI
+    let initialStreamLimit: UInt32
     let raisedStreamLimit: UInt32
     let log: (@Sendable (String) -> Void)?
     var state: EmulatorState { validator.state }
 
-    init(validator: RequestValidator, control: ControlAPI, raisedStreamLimit: UInt32, log: (@Sendable (String) -> Void)?) {
+    init(validator: RequestValidator, control: ControlAPI, streamLimits: (UInt32, UInt32), log: (@Sendable (String) -> Void)?) {
         self.validator = validator
         self.control = control
-        self.raisedStreamLimit = raisedStreamLimit
+        (initialStreamLimit, raisedStreamLimit) = streamLimits
         self.log = log
     }
 

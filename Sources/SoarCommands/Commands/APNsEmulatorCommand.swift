@@ -27,6 +27,7 @@ struct APNsEmulatorCommand: Command {
         Option("--goaway-after", value: "N", help: "Send GOAWAY once a connection has carried N streams."),
         Option("--drop-after", value: "N", help: "Drop a connection, unanswered, at its Nth stream."),
         Option("--refuse-connections", help: "Start without accepting connections (POST /faults {\"accept\":true} opens)."),
+        Option("--initial-streams", value: "N", help: "SETTINGS_MAX_CONCURRENT_STREAMS until the first accepted request (default 1, as APNs)."),
         Option("--max-streams", value: "N", help: "SETTINGS_MAX_CONCURRENT_STREAMS after the first accepted request (default 1000)."),
         Option("--keep", value: "N", help: "Deliveries kept for GET /deliveries (default 10000)."),
         Option("--log", value: "FILE", help: "Append delivery JSON lines to FILE instead of standard output."),
@@ -71,6 +72,7 @@ struct APNsEmulatorCommand: Command {
         configuration.faults.goawayAfter = try arguments.integer("--goaway-after", in: 1...Int.max)
         configuration.faults.dropAfter = try arguments.integer("--drop-after", in: 1...Int.max)
         configuration.faults.accepting = !arguments.flag("--refuse-connections")
+        configuration.initialStreamLimit = UInt32(try arguments.integer("--initial-streams", in: 1...1_000_000) ?? 1)
         configuration.raisedStreamLimit = UInt32(try arguments.integer("--max-streams", in: 1...1_000_000) ?? 1000)
         configuration.keep = try arguments.integer("--keep", in: 1...10_000_000) ?? 10_000
         files = EmulatorFiles(directory: arguments.value("--dir") ?? ".soar/emulator")

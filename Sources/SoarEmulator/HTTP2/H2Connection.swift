@@ -35,7 +35,7 @@ final class H2Connection {
         self.handshaking = tls != nil
     }
 
-    /// Creates the nghttp2 session and queues the server's SETTINGS: one stream until the first
+    /// Creates the nghttp2 session and queues the server's SETTINGS: few streams until the first
     /// accepted request, as APNs does.
     func start() -> Bool {
         var created: OpaquePointer?
@@ -44,7 +44,7 @@ final class H2Connection {
         }
         session = created
         var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 1),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: server.handler.initialStreamLimit),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(Self.maxHeaderBytes)),
         ]
         return nghttp2_submit_settings(session, 0, &settings, settings.count) == 0

@@ -26,7 +26,8 @@ struct StreamAction {
 protocol StreamHandler: AnyObject, Sendable {
     /// Called on the loop thread for each complete request; `number` counts streams on the connection.
     func handle(_ request: APNsRequest, auth: inout ConnectionAuth, number: Int) -> StreamAction
-    /// Called after a response was accepted, to tell whether the stream limit may now be raised.
+    /// SETTINGS_MAX_CONCURRENT_STREAMS before and after a connection's first 200.
+    var initialStreamLimit: UInt32 { get }
     var raisedStreamLimit: UInt32 { get }
     /// GOAWAY once a connection has carried this many streams.
     var goawayAfter: Int? { get }
