@@ -33,6 +33,7 @@ let package = Package(
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
         .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarTesting"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(
             name: "SystemLibraryTests",

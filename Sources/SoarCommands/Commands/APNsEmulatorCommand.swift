@@ -94,6 +94,7 @@ struct APNsEmulatorCommand: Command {
     }
 
     func run(_ console: Console) async throws(CommandError) {
+        let termination = Termination()
         var configuration = self.configuration
         configuration.keys = try loadKeys(console)
         if !configuration.h2c && !customCertificate {
@@ -111,7 +112,7 @@ struct APNsEmulatorCommand: Command {
         console.print("APNs emulator: \(emulator.url)")
         console.print("CA file: \(configuration.h2c ? "none (h2c)" : customCertificate ? configuration.certificateFile! : Self.absolute(files.caFile))")
         console.print("control: \(emulator.controlURL)")
-        await Termination.wait()
+        await termination.wait()
         emulator.stop()
         let stats = emulator.state.deliveries.count
         console.warn("stopped (\(stats) deliveries kept)")

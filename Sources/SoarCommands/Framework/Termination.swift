@@ -1,40 +1,46 @@
 import Dispatch
 import Foundation
 
-/// Waits for SIGINT or SIGTERM, for commands that serve until stopped.
-enum Termination {
-    static func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = OnceFlag()
-            var sources: [DispatchSourceSignal] = []
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    if once.claim() { continuation.resume() }
-                }
-                source.resume()
-                sources.append(source)
-            }
-            Retained.keep(sources)
+/// SIGINT and SIGTERM, caught from creation on, for commands that serve until stopped.
+///
+/// Create it before announcing readiness, so a signal sent right after the announcement still
+/// leads to an orderly stop.
+final class Termination: @unchecked Sendable {
+    private let lock = NSLock()
+    private var signalled = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in self?.fire() }
+            source.resume()
+            sources.append(source)
         }
     }
-}
 
-/// Dispatch sources stop when released; these live until the process ends.
-private enum Retained {
-    nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
-    static func keep(_ more: [DispatchSourceSignal]) { sources += more }
-}
-
-private final class OnceFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var claimed = false
-    func claim() -> Bool {
+    private func fire() {
         lock.lock()
-        defer { lock.unlock() }
-        if claimed { return false }
-        claimed = true
-        return true
+        signalled = true
+        let waiter = self.waiter
+        self.waiter = nil
+        lock.unlock()
+        waiter?.resume()
+    }
+
+    /// Returns once a signal has arrived (at once if one already has).
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if signalled {
+                lock.unlock()
+                continuation.resume()
+            } else {
+                waiter = continuation
+                lock.unlock()
+            }
+        }
     }
 }
