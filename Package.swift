@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "SoarCore"),
         .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL"]),
         .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
+        .target(name: "SoarAPNs", dependencies: ["SoarCore", "SoarCrypto", "CCurl"]),
         .target(name: "SoarEmulator", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "CNghttp2", "CLinux"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarEmulator"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
@@ -33,6 +34,7 @@ let package = Package(
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
         .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarTesting"]),
+        .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarTesting"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(

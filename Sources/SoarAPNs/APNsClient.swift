@@ -1,0 +1,104 @@
+import Foundation
+import SoarCore
+
+/// Sends notifications: the whole protocol is one call, so every transport gets the helpers in
+/// its extensions.
+public protocol APNsSending: Sendable {
+    /// Sends one notification and says how it ended; never throws.
+    func send(_ notification: APNsNotification) async -> APNsOutcome
+}
+
+/// An APNs provider over HTTP/2: token or certificate auth, pooled multiplexed connections,
+/// Apple's limits checked before sending, retries with back-off for what is retryable.
+public final class APNsClient: APNsSending {
+    public let configuration: APNsConfiguration
+    let transport: any Transport
+    let tokens: ProviderTokenCache?
+
+    /// - Throws: ``APNsConfigurationError`` when libcurl cannot start or the credentials are unusable.
+    public convenience init(_ configuration: APNsConfiguration) throws(APNsConfigurationError) {
+        var certificate: CertificateCredentials?
+        if case .certificate(let credentials) = configuration.credentials { certificate = credentials }
+        let transport = try CurlTransport(.init(
+            caFile: configuration.caFile, certificate: certificate, cleartext: configuration.environment.isCleartext,
+            maxConnections: configuration.maxConnections, timeout: configuration.timeout))
+        self.init(configuration, transport: transport)
+    }
+
+    init(_ configuration: APNsConfiguration, transport: any Transport) {
+        self.configuration = configuration
+        self.transport = transport
+        if case .token(let team, let key, let p8) = configuration.credentials {
+            tokens = ProviderTokenCache(teamID: team, keyID: key, key: p8, refreshInterval: configuration.tokenRefresh, now: configuration.now)
+        } else {
+            tokens = nil
+        }
+    }
+
+    deinit { transport.shutdown() }
+
+    /// Closes the connections; sends after this fail at once.
+    public func shutdown() { transport.shutdown() }
+
+    public func send(_ notification: APNsNotification) async -> APNsOutcome {
+        let request: APNsRequest
+        do {
+            request = try APNsRequest(notification, bundleID: configuration.bundleID)
+        } catch {
+            return .failed(.invalidRequest(error))
+        }
+        return await withCheckedContinuation { continuation in
+            dispatch(request, attempt: 1) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Sends `request`, retrying as the policy allows, and reports the final outcome once.
+    func dispatch(_ request: APNsRequest, attempt: Int, refreshedToken: Bool = false, completion: @escaping @Sendable (APNsOutcome) -> Void) {
+        var headers = request.headers.map { "\($0.0): \($0.1)" }
+        var signed: String?
+        if let tokens {
+            do {
+                signed = try tokens.token()
+            } catch {
+                completion(.failed(APNsFailure(status: 0, reason: .invalidProviderToken, apnsID: request.apnsID, detail: error.description, attempts: attempt)))
+                return
+            }
+            headers.append("authorization: bearer \(signed!)")
+        }
+        let token = signed
+        let url = configuration.environment.baseURL + request.path
+        transport.submit(TransportRequest(url: url, headers: headers, body: request.body)) { [self] result in
+            let outcome: APNsOutcome
+            switch result {
+            case .response(let status, let headers, let body):
+                outcome = ResponseMapping.outcome(status: status, headers: headers, body: body, apnsID: request.apnsID, attempts: attempt)
+            case .failure(let message):
+                outcome = .failed(.transport(message, apnsID: request.apnsID, attempts: attempt))
+            }
+            guard let failure = outcome.failure else { return completion(outcome) }
+            if failure.reason == .expiredProviderToken, !refreshedToken, let token {
+                tokens?.invalidate(token)
+                return dispatch(request, attempt: attempt + 1, refreshedToken: true, completion: completion)
+            }
+            guard configuration.retry.shouldRetry(failure, attempts: attempt) else { return completion(outcome) }
+            let delay = configuration.retry.delay(beforeRetry: attempt, random: configuration.random())
+            let clock = configuration.clock
+            Task {
+                try? await clock.sleep(for: delay)
+                self.dispatch(request, attempt: attempt + 1, refreshedToken: refreshedToken, completion: completion)
+            }
+        }
+    }
+}
+
+extension APNsSending {
+    /// A visible alert with a title and body.
+    public func sendAlert(title: String, body: String, to token: String, custom: [String: JSONValue] = [:]) async -> APNsOutcome {
+        await send(APNsNotification(token: token, payload: .alert(title: title, body: body, custom: custom)))
+    }
+
+    /// A silent `content-available` update, sent at priority 5 as Apple requires.
+    public func sendBackground(to token: String, custom: [String: JSONValue] = [:]) async -> APNsOutcome {
+        await send(APNsNotification(token: token, payload: Payload(aps: APS(contentAvailable: true), custom: custom), pushType: .background))
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import SoarCore
+
+/// One notification to one device, with the APNs headers that shape its delivery.
+public struct APNsNotification: Sendable {
+    /// The device token as lowercase hex.
+    public var token: String
+    public var payload: Payload
+    public var pushType: PushType
+    /// The `apns-topic`; nil derives it from the client's bundle id and the push type.
+    public var topic: String?
+    public var priority: APNsPriority?
+    /// When APNs may stop trying: nil stores it once (Apple's default), `.distantPast`-like 0 means "now or never".
+    public var expiration: Date?
+    public var collapseID: String?
+    /// The `apns-id`; generated when nil, kept across retries.
+    public var apnsID: UUID?
+
+    public init(
+        token: String, payload: Payload, pushType: PushType = .alert, topic: String? = nil, priority: APNsPriority? = nil,
+        expiration: Date? = nil, collapseID: String? = nil, apnsID: UUID? = nil
+    ) {
+        self.token = token
+        self.payload = payload
+        self.pushType = pushType
+        self.topic = topic
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+    }
+}
+
+/// `apns-priority`: 10 sends now, 5 saves power, 1 lowest.
+public struct APNsPriority: Hashable, Sendable, RawRepresentable {
+    public let rawValue: Int
+    public init?(rawValue: Int) {
+        guard [10, 5, 1].contains(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+    private init(_ value: Int) { rawValue = value }
+
+    public static let immediate = APNsPriority(10)
+    public static let considerPower = APNsPriority(5)
+    public static let low = APNsPriority(1)
+}

@@ -1,0 +1,105 @@
+import CCurl
+import Foundation
+
+/// One easy handle and the request it carries; reused across requests.
+final class CurlTransfer {
+    let easy: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    var responseHeaders: [String: String] = [:]
+    var responseBody = Data()
+    private var completion: (@Sendable (TransportResult) -> Void)?
+
+    init?() {
+        guard let easy = curl_easy_init() else { return nil }
+        self.easy = easy
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+        curl_easy_cleanup(easy)
+        errorBuffer.deallocate()
+    }
+
+    /// Sets every option for `request`; returns a message when libcurl refuses one.
+    func prepare(_ request: TransportRequest, options: CurlTransport.Options, completion: @escaping @Sendable (TransportResult) -> Void) -> String? {
+        curl_easy_reset(easy)
+        curl_slist_free_all(headerList)
+        headerList = nil
+        responseHeaders.removeAll(keepingCapacity: true)
+        responseBody.removeAll(keepingCapacity: true)
+        errorBuffer[0] = 0
+        self.completion = completion
+        for line in request.headers + ["accept:", "content-type: application/json"] {
+            headerList = curl_slist_append(headerList, line)
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var codes: [CURLcode] = [
+            CCurl_easy_setopt_ptr(easy, CURLOPT_URL, request.url),
+            CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(options.cleartext ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS)),
+            CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1),
+            CCurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1),
+            CCurl_easy_setopt_long(easy, CURLOPT_POST, 1),
+            CCurl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
+            request.body.withUnsafeBytes { CCurl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) },
+            CCurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headerList),
+            CCurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer),
+            CCurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(options.timeout.components.seconds * 1000)),
+            CCurl_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, curlHeader),
+            CCurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me),
+            CCurl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWrite),
+            CCurl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me),
+        ]
+        if let caFile = options.caFile { codes.append(CCurl_easy_setopt_ptr(easy, CURLOPT_CAINFO, caFile)) }
+        if let certificate = options.certificate {
+            codes.append(CCurl_easy_setopt_ptr(easy, CURLOPT_SSLCERT, certificate.certificateFile))
+            codes.append(CCurl_easy_setopt_ptr(easy, CURLOPT_SSLCERTTYPE, certificate.format.rawValue))
+            if let key = certificate.keyFile { codes.append(CCurl_easy_setopt_ptr(easy, CURLOPT_SSLKEY, key)) }
+            if let password = certificate.password { codes.append(CCurl_easy_setopt_ptr(easy, CURLOPT_KEYPASSWD, password)) }
+        }
+        if let failed = codes.first(where: { $0 != CURLE_OK }) { return String(cString: curl_easy_strerror(failed)) }
+        return nil
+    }
+
+    /// Hands the result to the waiting caller.
+    func complete(_ code: CURLcode) {
+        guard code == CURLE_OK else {
+            let detail = String(cString: errorBuffer)
+            finish(.failure(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))
+            return
+        }
+        var status = 0
+        CCurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        finish(.response(status: status, headers: responseHeaders, body: responseBody))
+    }
+
+    func finish(_ result: TransportResult) {
+        let completion = self.completion
+        self.completion = nil
+        completion?(result)
+    }
+}
+
+// libcurl's callbacks, as plain functions (see CONVENTIONS); the transfer travels as user data.
+
+func curlHeader(data: UnsafeMutablePointer<CChar>?, size: Int, count: Int, user: UnsafeMutableRawPointer?) -> Int {
+    let length = size * count
+    guard let data, let user else { return length }
+    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    if let colon = line.firstIndex(of: ":") {
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        transfer.responseHeaders[line[..<colon].lowercased()] = value
+    }
+    return length
+}
+
+func curlWrite(data: UnsafeMutablePointer<CChar>?, size: Int, count: Int, user: UnsafeMutableRawPointer?) -> Int {
+    let length = size * count
+    guard let data, let user else { return length }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    if transfer.responseBody.count < 64 * 1024 {
+        transfer.responseBody.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
+    }
+    return length
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// One HTTP/2 POST as the transport sends it.
+struct TransportRequest: Sendable {
+    var url: String
+    /// `name: value` lines.
+    var headers: [String]
+    var body: Data
+}
+
+/// What came back, or why nothing did.
+enum TransportResult: Sendable {
+    case response(status: Int, headers: [String: String], body: Data)
+    /// The request may or may not have reached the server: connection refused, reset, GOAWAY, TLS failure.
+    case failure(String)
+}
+
+/// Carries requests to APNs. One implementation speaks HTTP/2 through libcurl; tests may use others.
+protocol Transport: Sendable {
+    /// Sends a request; `completion` runs once, on the transport's thread, and must return quickly.
+    func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void)
+    func shutdown()
+}
