@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
         .target(name: "SoarAPNs", dependencies: ["SoarCore", "SoarCrypto", "CCurl"]),
         .target(name: "SoarEmulator", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "CNghttp2", "CLinux"]),
-        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarEmulator"]),
+        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarEmulator"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
         .target(name: "SoarTesting", dependencies: ["SoarCrypto", "SoarEmulator"]),
 

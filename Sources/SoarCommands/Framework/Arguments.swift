@@ -1,13 +1,18 @@
+import Foundation
+
 /// A command's arguments, split into positionals, `--option value` pairs and `--flag`s.
 ///
 /// Both `--name value` and `--name=value` are accepted; `--` ends the options. An unknown option,
 /// or one missing its value, is a usage error that names it.
 public struct Arguments: Sendable {
     public private(set) var positionals: [String] = []
+    /// The process environment (tests pass their own), for options that fall back to variables.
+    public let environment: [String: String]
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
 
-    public init(_ words: [String], options: [Option]) throws(CommandError) {
+    public init(_ words: [String], options: [Option], environment: [String: String] = ProcessInfo.processInfo.environment) throws(CommandError) {
+        self.environment = environment
         var index = 0
         var onlyPositionals = false
         while index < words.count {

@@ -8,11 +8,14 @@ public struct Console: Sendable {
     public let err: @Sendable (String) -> Void
     /// Whether standard output is a terminal (progress bars are drawn only then).
     public let isTerminal: Bool
+    /// Whether standard error is a terminal.
+    public let errorIsTerminal: Bool
 
-    public init(isTerminal: Bool = false, out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+    public init(isTerminal: Bool = false, errorIsTerminal: Bool = false, out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
         self.out = out
         self.err = err
         self.isTerminal = isTerminal
+        self.errorIsTerminal = errorIsTerminal
     }
 
     /// Writes a line to standard output.
@@ -23,6 +26,7 @@ public struct Console: Sendable {
 
     public static let standard = Console(
         isTerminal: isatty(1) == 1,
+        errorIsTerminal: isatty(2) == 1,
         out: { FileHandle.standardOutput.write(Data($0.utf8)) },
         err: { FileHandle.standardError.write(Data($0.utf8)) }
     )

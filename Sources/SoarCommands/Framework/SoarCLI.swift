@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `soar` command line: finds the subcommand named by the leading words and runs it.
 public enum SoarCLI {
     public static let version = "0.1.0"
@@ -7,12 +9,13 @@ public enum SoarCLI {
         SelfCheckCommand.self,
         RouteCommand.self,
         PayloadValidateCommand.self,
+        PushSendCommand.self,
         APNsEmulatorCommand.self,
         KeysGenerateCommand.self,
     ]
 
     /// Runs `soar` with its arguments (without the program name) and returns the exit code.
-    public static func run(_ words: [String], console: Console = .standard) async -> Int32 {
+    public static func run(_ words: [String], console: Console = .standard, environment: [String: String] = ProcessInfo.processInfo.environment) async -> Int32 {
         if words.isEmpty || words == ["--help"] || words == ["-h"] || words == ["help"] {
             console.out(overview)
             return words.isEmpty ? 2 : 0
@@ -31,7 +34,7 @@ public enum SoarCLI {
             return 0
         }
         do {
-            let parsed = try command.init(Arguments(rest, options: command.options))
+            let parsed = try command.init(Arguments(rest, options: command.options, environment: environment))
             try parsed.validate()
             try await parsed.run(console)
             return 0

@@ -12,13 +12,16 @@ public final class EmulatorState: Sendable {
         case bad
     }
 
-    struct Counters {
-        var requests = 0
-        var accepted = 0
-        var rejected: [String: Int] = [:]
-        var connectionsOpened = 0
-        var connectionsOpen = 0
-        var injected = 0
+    /// What `GET /stats` reports.
+    public struct Counters: Sendable {
+        public var requests = 0
+        public var accepted = 0
+        /// Rejections by reason, injected faults included.
+        public var rejected: [String: Int] = [:]
+        public var connectionsOpened = 0
+        public var connectionsOpen = 0
+        /// Answers that were injected faults.
+        public var injected = 0
     }
 
     private struct Inner {
@@ -115,5 +118,5 @@ public final class EmulatorState: Sendable {
         }
     }
 
-    var counters: Counters { inner.withLock { $0.counters } }
+    public var counters: Counters { inner.withLock { $0.counters } }
 }

@@ -1,0 +1,185 @@
+import Foundation
+import SoarAPNs
+import SoarCore
+
+/// `soar push send`: notifications to one or many devices through APNs (or the emulator).
+struct PushSendCommand: Command {
+    static let name = "push send"
+    static let summary = "Send a notification to device tokens through APNs; one result line per token."
+    static let options = [
+        Option("--token", value: "HEX[,HEX...]", help: "Device token(s); repeatable."),
+        Option("--tokens-file", value: "FILE", help: "One token a line (# comments, blank lines skipped); - reads standard input."),
+        Option("--title", value: "T", help: "Alert title (with --body)."),
+        Option("--body", value: "B", help: "Alert body."),
+        Option("--deeplink", value: "URL", help: "A deeplink key for the tap, e.g. soar:///notifications."),
+        Option("--payload", value: "FILE", help: "The whole payload, APNs JSON or a Simulator .apns file, instead of --title/--body."),
+        Option("--push-type", value: "TYPE", help: "alert (default), background, voip, liveactivity, location, complication, ..."),
+        Option("--priority", value: "N", help: "10, 5 or 1 (background defaults to 5)."),
+        Option("--collapse-id", value: "ID", help: "apns-collapse-id, at most 64 bytes."),
+        Option("--expiration", value: "UNIX", help: "apns-expiration in seconds since 1970; 0 means deliver now or never."),
+        Option("--topic", value: "TOPIC", help: "apns-topic (default: the bundle id plus the push type's suffix)."),
+        Option("--sandbox", help: "Apple's sandbox host (the default)."),
+        Option("--production", help: "Apple's production host."),
+        Option("--apns-url", value: "URL", help: "Base URL instead of Apple's host (APNS_URL), e.g. the emulator's."),
+        Option("--ca-file", value: "PEM", help: "Extra CA to trust (APNS_CA_FILE)."),
+        Option("--team-id", value: "ID", help: "APNS_TEAM_ID."),
+        Option("--key-id", value: "ID", help: "APNS_KEY_ID."),
+        Option("--bundle-id", value: "ID", help: "APNS_BUNDLE_ID."),
+        Option("--key-file", value: "P8", help: "APNS_PRIVATE_KEY_FILE (or the key's text in APNS_PRIVATE_KEY)."),
+        Option("--cert", value: "FILE", help: "Certificate auth: a PEM or .p12 client certificate (APNS_CERT_FILE)."),
+        Option("--cert-key", value: "PEM", help: "The certificate's key file, for PEM (APNS_CERT_KEY_FILE)."),
+        Option("--cert-password", value: "TEXT", help: "The .p12 or key password (APNS_CERT_PASSWORD)."),
+        Option("--connections", value: "N", help: "HTTP/2 connections to open at most (default 4)."),
+        Option("--retries", value: "N", help: "Retries for 429, 500, 503 and lost connections (default 3)."),
+        Option("--json", help: "One JSON object per token instead of text."),
+    ]
+    static let discussion = """
+        Flags win over the variables APNS_TEAM_ID, APNS_KEY_ID, APNS_BUNDLE_ID, APNS_PRIVATE_KEY or
+        APNS_PRIVATE_KEY_FILE, APNS_URL, APNS_CA_FILE and APNS_ENVIRONMENT (sandbox or production).
+
+        Example, against `soar apns-emulator`:
+          soar push send --apns-url https://127.0.0.1:2197 --ca-file .soar/emulator/ca.pem \\
+            --team-id SOARDEV001 --key-id SOARKEY001 --key-file .soar/emulator/AuthKey_SOARKEY001.p8 \\
+            --bundle-id com.example.app --token 00aa11bb --title Hello --body World
+
+        Exits 0 when every notification was delivered, 1 when any failed, 2 for usage or
+        configuration errors, 3 when the server could not be reached at all.
+        """
+
+    let tokens: [String]
+    let payload: Payload
+    let template: APNsNotification
+    let variables: [String: String]
+    let json: Bool
+    let connections: Int
+    let retries: Int
+
+    init(_ arguments: Arguments) throws(CommandError) {
+        guard arguments.positionals.isEmpty else { throw .usage("unexpected argument \(arguments.positionals[0])") }
+        var tokens = arguments.all("--token").flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        if let file = arguments.value("--tokens-file") { tokens += try Self.readTokens(file) }
+        self.tokens = tokens.filter { !$0.isEmpty }
+
+        let pushType = PushType(rawValue: arguments.value("--push-type") ?? "alert")
+        guard pushType.isKnown else { throw .usage("unknown push type \(pushType); one of \(PushType.all.map(\.rawValue).joined(separator: ", "))") }
+        if let file = arguments.value("--payload") {
+            guard arguments.value("--title") == nil, arguments.value("--body") == nil else { throw .usage("use --payload or --title/--body, not both") }
+            payload = try PayloadFileReader.read(file).payload
+        } else if let title = arguments.value("--title"), let body = arguments.value("--body") {
+            var custom: [String: JSONValue] = [:]
+            if let link = arguments.value("--deeplink") { custom["deeplink"] = .string(link) }
+            payload = pushType == .background
+                ? Payload(aps: APS(contentAvailable: true), custom: custom)
+                : .alert(title: title, body: body, custom: custom)
+        } else {
+            throw .usage("give --title and --body, or --payload FILE")
+        }
+        var priority: APNsPriority?
+        if let text = arguments.value("--priority") {
+            guard let value = Int(text).flatMap(APNsPriority.init(rawValue:)) else { throw .usage("--priority must be 10, 5 or 1, not \(text)") }
+            priority = value
+        }
+        let expiration = try arguments.integer("--expiration").map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        template = APNsNotification(token: "", payload: payload, pushType: pushType, topic: arguments.value("--topic"), priority: priority, expiration: expiration, collapseID: arguments.value("--collapse-id"))
+        if arguments.flag("--sandbox") && arguments.flag("--production") { throw .usage("choose --sandbox or --production, not both") }
+
+        var variables = arguments.environment
+        let flags: [(String, String)] = [
+            ("--team-id", APNsConfiguration.Variable.teamID), ("--key-id", APNsConfiguration.Variable.keyID),
+            ("--bundle-id", APNsConfiguration.Variable.bundleID), ("--key-file", APNsConfiguration.Variable.privateKeyFile),
+            ("--apns-url", APNsConfiguration.Variable.url), ("--ca-file", APNsConfiguration.Variable.caFile),
+            ("--cert", APNsConfiguration.Variable.certificateFile), ("--cert-key", APNsConfiguration.Variable.certificateKeyFile),
+            ("--cert-password", APNsConfiguration.Variable.certificatePassword),
+        ]
+        for (flag, variable) in flags {
+            if let value = arguments.value(flag) { variables[variable] = value }
+        }
+        if arguments.value("--key-file") != nil { variables[APNsConfiguration.Variable.privateKey] = nil }
+        if arguments.flag("--sandbox") { variables[APNsConfiguration.Variable.environment] = "sandbox" }
+        if arguments.flag("--production") { variables[APNsConfiguration.Variable.environment] = "production" }
+        self.variables = variables
+        json = arguments.flag("--json")
+        connections = try arguments.integer("--connections", in: 1...64) ?? 4
+        retries = try arguments.integer("--retries", in: 0...20) ?? 3
+    }
+
+    func validate() throws(CommandError) {
+        guard !tokens.isEmpty else { throw .usage("no device token: give --token HEX or --tokens-file FILE") }
+    }
+
+    func run(_ console: Console) async throws(CommandError) {
+        var configuration: APNsConfiguration
+        do {
+            configuration = try APNsConfiguration(variables: variables)
+        } catch {
+            throw .configuration(error.description)
+        }
+        configuration.maxConnections = connections
+        configuration.retry.maxRetries = retries
+        let client: APNsClient
+        do { client = try APNsClient(configuration) } catch { throw .configuration(error.description) }
+        defer { client.shutdown() }
+
+        let progress = Progress(total: tokens.count, console: console)
+        var failed = 0
+        var unreachable = 0
+        let notifications = tokens.lazy.map { [template] token in
+            var notification = template
+            notification.token = token
+            return notification
+        }
+        for await result in client.send(notifications, maxInFlight: 2000) {
+            if let failure = result.outcome.failure {
+                failed += 1
+                if failure.classification == .retryable && failure.status == 0 { unreachable += 1 }
+            }
+            progress.clear()
+            console.print(json ? Self.json(result) : Self.text(result))
+            progress.advance()
+        }
+        progress.finish()
+        if unreachable == tokens.count { throw .unreachable("could not reach \(configuration.environment.baseURL)") }
+        if failed > 0 { throw .failure("\(failed) of \(tokens.count) notification(s) failed") }
+    }
+
+    static func text(_ result: APNsResult) -> String {
+        switch result.outcome {
+        case .delivered(let id, let unique):
+            return "delivered \(result.notification.token) apns-id=\(id)" + (unique.map { " unique-id=\($0)" } ?? "")
+        case .failed(let failure):
+            let note = failure.isInvalidToken ? " [invalid token: remove it]" : failure.classification == .retryable ? " [retryable]" : ""
+            return "failed \(result.notification.token) \(failure)\(note)"
+        }
+    }
+
+    static func json(_ result: APNsResult) -> String {
+        var object: [String: JSONValue] = ["token": .string(result.notification.token)]
+        switch result.outcome {
+        case .delivered(let id, let unique):
+            object["status"] = 200
+            object["apns_id"] = .string(id)
+            if let unique { object["unique_id"] = .string(unique) }
+        case .failed(let failure):
+            object["status"] = .int(failure.status)
+            object["reason"] = .string(failure.reason.rawValue)
+            object["class"] = .string(failure.classification.rawValue)
+            object["attempts"] = .int(failure.attempts)
+            if let id = failure.apnsID { object["apns_id"] = .string(id) }
+            if let detail = failure.detail { object["detail"] = .string(detail) }
+            if let timestamp = failure.timestamp { object["timestamp"] = .int(Int(timestamp.timeIntervalSince1970 * 1000)) }
+        }
+        return String(decoding: (try? JSONCoding.encode(JSONValue.object(object))) ?? Data(), as: UTF8.self)
+    }
+
+    static func readTokens(_ file: String) throws(CommandError) -> [String] {
+        let data: Data
+        if file == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: file) else { throw .usage("cannot read \(file)") }
+            data = contents
+        }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+}
