@@ -27,25 +27,36 @@ start_emulator() {
   emulator_ca=$(sed -n 's/^CA file: //p' "$work/emulator.out")
 }
 
-# start_nginx: nginx answering 200 to POST /3/device/* over TLS h2, with the emulator's certificate.
+# start_nginx: nginx over TLS h2 answering 200 to POST /3/device/*, with the emulator's certificate.
+# It proxies to a second nginx block so the request body is read before the answer: answering
+# early and resetting the upload (what a bare `return 200` does) is not what APNs does, and
+# libcurl 7.88 sometimes stalls such streams.
 start_nginx() {
   command -v nginx >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
   nginx_port=$(free_port)
+  local upstream_port
+  upstream_port=$(free_port)
   cat >"$work/nginx.conf" <<CONF
 worker_processes 1;
 pid $work/nginx.pid;
 error_log $work/nginx.err warn;
-events { worker_connections 1024; }
+events { worker_connections 4096; }
 http {
   access_log off;
   client_body_temp_path $work;
+  upstream ok { server 127.0.0.1:$upstream_port; keepalive 64; }
   server {
     listen 127.0.0.1:$nginx_port ssl http2;
     ssl_certificate $work/emulator/server.pem;
     ssl_certificate_key $work/emulator/server-key.pem;
     http2_max_concurrent_streams 1000;
     keepalive_requests 100000000;
-    location /3/device/ { return 200; }
+    location /3/device/ { proxy_pass http://ok; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+  server {
+    listen 127.0.0.1:$upstream_port;
+    keepalive_requests 100000000;
+    location / { return 200; }
   }
 }
 CONF

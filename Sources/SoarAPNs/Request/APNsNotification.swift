@@ -5,7 +5,12 @@ import SoarCore
 public struct APNsNotification: Sendable {
     /// The device token as lowercase hex.
     public var token: String
-    public var payload: Payload
+    public var payload: Payload {
+        didSet { encodedPayload = payload.encoded() }
+    }
+    /// The payload's JSON, encoded once however often the notification is copied (a bulk send of
+    /// one message to many tokens encodes it once).
+    public private(set) var encodedPayload: Data
     public var pushType: PushType
     /// The `apns-topic`; nil derives it from the client's bundle id and the push type.
     public var topic: String?
@@ -22,6 +27,7 @@ public struct APNsNotification: Sendable {
     ) {
         self.token = token
         self.payload = payload
+        self.encodedPayload = payload.encoded()
         self.pushType = pushType
         self.topic = topic
         self.priority = priority

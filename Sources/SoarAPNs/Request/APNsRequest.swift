@@ -35,10 +35,9 @@ public struct APNsRequest: Sendable, Equatable {
         guard let topic = notification.topic ?? bundleID.map(notification.pushType.topic(forBundleID:)), !topic.isEmpty else {
             throw .init("no topic: set the bundle id (APNS_BUNDLE_ID) or the notification's topic")
         }
-        do {
-            body = try notification.payload.checkedData(for: notification.pushType)
-        } catch {
-            throw .init(error.description)
+        body = notification.encodedPayload
+        guard body.count <= notification.pushType.payloadLimit else {
+            throw .init("the payload is \(body.count) bytes, over the \(notification.pushType.payloadLimit)-byte limit for \(notification.pushType) notifications")
         }
         apnsID = (notification.apnsID ?? UUID()).uuidString.lowercased()
         path = "/3/device/\(token.hex)"

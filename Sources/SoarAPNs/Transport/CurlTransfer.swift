@@ -62,14 +62,18 @@ final class CurlTransfer {
     }
 
     /// Hands the result to the waiting caller.
+    ///
+    /// A final status that arrived counts even if the stream was then reset: a server may answer
+    /// before reading the whole body and reset the rest of the upload (RFC 9113, 8.1), and the
+    /// status is APNs' verdict.
     func complete(_ code: CURLcode) {
-        guard code == CURLE_OK else {
+        var status = 0
+        CCurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        guard code == CURLE_OK || (code == CURLE_HTTP2_STREAM && status >= 200) else {
             let detail = String(cString: errorBuffer)
             finish(.failure(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))
             return
         }
-        var status = 0
-        CCurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         finish(.response(status: status, headers: responseHeaders, body: responseBody))
     }
 
@@ -85,12 +89,18 @@ final class CurlTransfer {
 func curlHeader(data: UnsafeMutablePointer<CChar>?, size: Int, count: Int, user: UnsafeMutableRawPointer?) -> Int {
     let length = size * count
     guard let data, let user else { return length }
-    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-    if let colon = line.firstIndex(of: ":") {
-        let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        transfer.responseHeaders[line[..<colon].lowercased()] = value
-    }
+    let bytes = UnsafeRawBufferPointer(start: data, count: length)
+    // Only the apns-* headers matter; skip the rest without building strings.
+    guard length > 5, bytes[0] | 0x20 == UInt8(ascii: "a"), bytes[4] == UInt8(ascii: "-"),
+        let colon = bytes.firstIndex(of: UInt8(ascii: ":"))
+    else { return length }
+    var end = length
+    while end > colon + 1, bytes[end - 1] == 10 || bytes[end - 1] == 13 || bytes[end - 1] == 32 { end -= 1 }
+    var start = colon + 1
+    while start < end, bytes[start] == 32 { start += 1 }
+    let name = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    transfer.responseHeaders[name] = String(decoding: bytes[start..<end], as: UTF8.self)
     return length
 }
 

@@ -107,7 +107,8 @@ final class CurlTransport: Transport, @unchecked Sendable {
             let code = message.pointee.data.result
             curl_multi_remove_handle(multi, easy)
             transfer.complete(code)
-            if idle.count < 4096 { idle.append(transfer) }
+            // A handle whose transfer failed may keep state that fails the next one: drop it.
+            if code == CURLE_OK && idle.count < 4096 { idle.append(transfer) }
         }
     }
 }

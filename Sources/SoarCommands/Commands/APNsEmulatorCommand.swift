@@ -112,6 +112,7 @@ struct APNsEmulatorCommand: Command {
         console.print("APNs emulator: \(emulator.url)")
         console.print("CA file: \(configuration.h2c ? "none (h2c)" : customCertificate ? configuration.certificateFile! : Self.absolute(files.caFile))")
         console.print("control: \(emulator.controlURL)")
+        console.flush()
         await termination.wait()
         emulator.stop()
         let stats = emulator.state.deliveries.count
@@ -144,7 +145,12 @@ struct APNsEmulatorCommand: Command {
 
     private func deliveryLog(_ console: Console) throws(CommandError) -> (@Sendable (String) -> Void)? {
         if quiet { return nil }
-        guard let logFile else { return { console.print($0) } }
+        guard let logFile else {
+            return {
+                console.print($0)
+                console.flush()
+            }
+        }
         if !FileManager.default.fileExists(atPath: logFile) { FileManager.default.createFile(atPath: logFile, contents: nil) }
         guard let handle = FileHandle(forWritingAtPath: logFile) else { throw .configuration("cannot write \(logFile)") }
         handle.seekToEndOfFile()

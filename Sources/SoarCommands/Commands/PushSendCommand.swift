@@ -179,7 +179,9 @@ struct PushSendCommand: Command {
             guard let contents = FileManager.default.contents(atPath: file) else { throw .usage("cannot read \(file)") }
             data = contents
         }
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        return data.split(separator: 10).compactMap { line in
+            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty || text.hasPrefix("#") ? nil : text
+        }
     }
 }

@@ -10,9 +10,15 @@ public struct Console: Sendable {
     public let isTerminal: Bool
     /// Whether standard error is a terminal.
     public let errorIsTerminal: Bool
+    /// Pushes buffered standard output out now (for streamed lines another program reads).
+    public let flush: @Sendable () -> Void
 
-    public init(isTerminal: Bool = false, errorIsTerminal: Bool = false, out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+    public init(
+        isTerminal: Bool = false, errorIsTerminal: Bool = false, out: @escaping @Sendable (String) -> Void,
+        err: @escaping @Sendable (String) -> Void, flush: @escaping @Sendable () -> Void = {}
+    ) {
         self.out = out
+        self.flush = flush
         self.err = err
         self.isTerminal = isTerminal
         self.errorIsTerminal = errorIsTerminal
@@ -27,7 +33,14 @@ public struct Console: Sendable {
     public static let standard = Console(
         isTerminal: isatty(1) == 1,
         errorIsTerminal: isatty(2) == 1,
-        out: { FileHandle.standardOutput.write(Data($0.utf8)) },
-        err: { FileHandle.standardError.write(Data($0.utf8)) }
+        // stdio buffers standard output (whole blocks to a pipe or file, lines to a terminal);
+        // standard error is unbuffered.
+        out: { fputs($0, cStandardOutput) },
+        err: { FileHandle.standardError.write(Data($0.utf8)) },
+        flush: { fflush(cStandardOutput) }
     )
 }
+
+/// A stdio stream on descriptor 1, owned by Console alone (Swift 6 cannot vouch for the `stdout`
+/// global); stdio locks it, so any thread may write.
+nonisolated(unsafe) private let cStandardOutput: UnsafeMutablePointer<FILE> = fdopen(1, "w")

@@ -37,8 +37,10 @@ public enum SoarCLI {
             let parsed = try command.init(Arguments(rest, options: command.options, environment: environment))
             try parsed.validate()
             try await parsed.run(console)
+            console.flush()
             return 0
         } catch {
+            console.flush()
             console.warn("soar \(command.name): \(error.message)")
             if error.exitCode == 2 { console.warn("Run 'soar \(command.name) --help' for usage.") }
             return error.exitCode

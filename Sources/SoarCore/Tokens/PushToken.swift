@@ -15,21 +15,22 @@ public struct PushToken: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Parses hex text in either case; surrounding whitespace and `<`, `>` or spaces from a
     /// printed `Data` description are ignored.
     public init(hex text: String) throws(PushTokenError) {
-        let hex = text.filter { !$0.isWhitespace && $0 != "<" && $0 != ">" }
-        guard !hex.isEmpty else { throw .empty }
-        guard hex.count.isMultiple(of: 2) else { throw .oddLength(hex.count) }
-        var bytes = Data(capacity: hex.count / 2)
-        var high: UInt8?
-        for (offset, scalar) in hex.unicodeScalars.enumerated() {
-            guard let nibble = Self.nibble(scalar) else { throw .notHex(character: Character(scalar), offset: offset) }
-            if let h = high {
-                bytes.append(h << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
+        var utf8 = Array(text.utf8)
+        if utf8.contains(where: { $0 == 32 || $0 == 60 || $0 == 62 || (9...13).contains($0) }) {
+            utf8.removeAll { $0 == 32 || $0 == 60 || $0 == 62 || (9...13).contains($0) }
         }
-        self.bytes = bytes
+        guard !utf8.isEmpty else { throw .empty }
+        var bytes = [UInt8](repeating: 0, count: utf8.count / 2)
+        for index in stride(from: 0, to: utf8.count - 1, by: 2) {
+            guard let high = Self.nibble(utf8[index]) else { throw .notHex(utf8, at: index) }
+            guard let low = Self.nibble(utf8[index + 1]) else { throw .notHex(utf8, at: index + 1) }
+            bytes[index / 2] = high << 4 | low
+        }
+        if !utf8.count.isMultiple(of: 2) {
+            if let bad = utf8.firstIndex(where: { Self.nibble($0) == nil }) { throw .notHex(utf8, at: bad) }
+            throw .oddLength(utf8.count)
+        }
+        self.bytes = Data(bytes)
     }
 
     /// Lowercase hex, two digits a byte: the form stored in `device_tokens.token` and used in APNs paths.
@@ -52,11 +53,11 @@ public struct PushToken: Hashable, Sendable, Codable, CustomStringConvertible {
         try container.encode(hex)
     }
 
-    private static func nibble(_ c: Unicode.Scalar) -> UInt8? {
-        switch c.value {
-        case 48...57: UInt8(c.value - 48)
-        case 97...102: UInt8(c.value - 87)
-        case 65...70: UInt8(c.value - 55)
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 48...57: c - 48
+        case 97...102: c - 87
+        case 65...70: c - 55
         default: nil
         }
     }
@@ -70,8 +71,10 @@ public struct PushTokenError: Error, Hashable, Sendable, CustomStringConvertible
     static func oddLength(_ count: Int) -> PushTokenError {
         .init(description: "a device token has an even number of hex digits, this one has \(count)")
     }
-    static func notHex(character: Character, offset: Int) -> PushTokenError {
-        .init(description: "a device token is hex, but \"\(character)\" at position \(offset + 1) is not a hex digit")
+    static func notHex(_ utf8: [UInt8], at offset: Int) -> PushTokenError {
+        // Name the whole character, even when it spans several UTF-8 bytes.
+        let character = String(decoding: utf8[offset...], as: UTF8.self).first.map(String.init) ?? "?"
+        return .init(description: "a device token is hex, but \"\(character)\" at position \(offset + 1) is not a hex digit")
     }
 }
 
