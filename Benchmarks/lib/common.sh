@@ -28,7 +28,7 @@ start_emulator() {
 }
 
 # start_nginx: nginx over TLS h2 answering 200 to POST /3/device/*, with the emulator's certificate.
-# It proxies to a second nginx block so the request body is read before the answer: answering
+# It echoes apns-id as APNs does, and proxies to a second nginx block so the request body is read before the answer: answering
 # early and resetting the upload (what a bare `return 200` does) is not what APNs does, and
 # libcurl 7.88 sometimes stalls such streams.
 start_nginx() {
@@ -51,7 +51,10 @@ http {
     ssl_certificate_key $work/emulator/server-key.pem;
     http2_max_concurrent_streams 1000;
     keepalive_requests 100000000;
-    location /3/device/ { proxy_pass http://ok; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    location /3/device/ {
+      proxy_pass http://ok; proxy_http_version 1.1; proxy_set_header Connection "";
+      add_header apns-id \$http_apns_id always;  # clients such as aioapns match answers by it
+    }
   }
   server {
     listen 127.0.0.1:$upstream_port;

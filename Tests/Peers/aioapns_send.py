@@ -35,6 +35,7 @@ async def main(args):
     APNsProductionClientProtocol.APNS_SERVER = args.host
     APNsProductionClientProtocol.APNS_PORT = args.port
     context = ssl.create_default_context(cafile=args.ca)
+    context.set_alpn_protocols(["h2"])  # aioapns leaves ALPN unset; servers other than APNs need it
     with open(args.key_file) as f:
         key = f.read()
     apns = APNs(key=key, key_id=args.key_id, team_id=args.team_id, topic=args.topic,
@@ -45,9 +46,12 @@ async def main(args):
     async def one(i):
         token = args.token[i % len(args.token)]
         async with gate:
-            result = await apns.send_notification(
-                NotificationRequest(device_token=token, message={"aps": {"alert": f"hello {i}"}}))
-        key = "ok" if result.is_successful else f"{result.status} {result.description}"
+            try:
+                result = await apns.send_notification(
+                    NotificationRequest(device_token=token, message={"aps": {"alert": f"hello {i}"}}))
+                key = "ok" if result.is_successful else f"{result.status} {result.description}"
+            except Exception as error:  # aioapns gives up with MaxAttemptsExceeded and the like
+                key = type(error).__name__
         reasons[key] = reasons.get(key, 0) + 1
 
     start = time.perf_counter()

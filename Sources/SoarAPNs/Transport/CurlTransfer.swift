@@ -10,39 +10,19 @@ final class CurlTransfer {
     var responseBody = Data()
     private var completion: (@Sendable (TransportResult) -> Void)?
 
-    init?() {
+    /// A handle with the options every request shares; nil when libcurl refuses one.
+    init?(options: CurlTransport.Options) {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
-    }
-
-    deinit {
-        curl_slist_free_all(headerList)
-        curl_easy_cleanup(easy)
-        errorBuffer.deallocate()
-    }
-
-    /// Sets every option for `request`; returns a message when libcurl refuses one.
-    func prepare(_ request: TransportRequest, options: CurlTransport.Options, completion: @escaping @Sendable (TransportResult) -> Void) -> String? {
-        curl_easy_reset(easy)
-        curl_slist_free_all(headerList)
-        headerList = nil
-        responseHeaders.removeAll(keepingCapacity: true)
-        responseBody.removeAll(keepingCapacity: true)
-        errorBuffer[0] = 0
-        self.completion = completion
-        for line in request.headers + ["accept:", "content-type: application/json"] {
-            headerList = curl_slist_append(headerList, line)
-        }
         let me = Unmanaged.passUnretained(self).toOpaque()
         var codes: [CURLcode] = [
-            CCurl_easy_setopt_ptr(easy, CURLOPT_URL, request.url),
             CCurl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(options.cleartext ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS)),
             CCurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1),
             CCurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1),
             CCurl_easy_setopt_long(easy, CURLOPT_POST, 1),
-            CCurl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
-            request.body.withUnsafeBytes { CCurl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) },
-            CCurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headerList),
+            // APNs answers are tiny: small buffers keep thousands of handles cheap.
+            CCurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 4096),
+            CCurl_easy_setopt_long(easy, CURLOPT_UPLOAD_BUFFERSIZE, 16384),
             CCurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer),
             CCurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(options.timeout.components.seconds * 1000)),
             CCurl_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, curlHeader),
@@ -57,6 +37,36 @@ final class CurlTransfer {
             if let key = certificate.keyFile { codes.append(CCurl_easy_setopt_ptr(easy, CURLOPT_SSLKEY, key)) }
             if let password = certificate.password { codes.append(CCurl_easy_setopt_ptr(easy, CURLOPT_KEYPASSWD, password)) }
         }
+        guard codes.allSatisfy({ $0 == CURLE_OK }) else {
+            curl_easy_cleanup(easy)
+            errorBuffer.deallocate()
+            return nil
+        }
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+        curl_easy_cleanup(easy)
+        errorBuffer.deallocate()
+    }
+
+    /// Sets what changes from request to request: the URL, headers and body.
+    func prepare(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) -> String? {
+        curl_slist_free_all(headerList)
+        headerList = nil
+        responseHeaders.removeAll(keepingCapacity: true)
+        responseBody.removeAll(keepingCapacity: true)
+        errorBuffer[0] = 0
+        self.completion = completion
+        for line in request.headers { headerList = curl_slist_append(headerList, line) }
+        headerList = curl_slist_append(headerList, "accept:")
+        headerList = curl_slist_append(headerList, "content-type: application/json")
+        let codes = [
+            CCurl_easy_setopt_ptr(easy, CURLOPT_URL, request.url),
+            CCurl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
+            request.body.withUnsafeBytes { CCurl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) },
+            CCurl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headerList),
+        ]
         if let failed = codes.first(where: { $0 != CURLE_OK }) { return String(cString: curl_easy_strerror(failed)) }
         return nil
     }

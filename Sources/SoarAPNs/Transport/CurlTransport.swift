@@ -23,6 +23,7 @@ final class CurlTransport: Transport, @unchecked Sendable {
     private let pending = Mutex<[(TransportRequest, @Sendable (TransportResult) -> Void)]>([])
     private let running = Atomic(true)
     private let finished = DispatchSemaphore(value: 0)
+    private let loopThread = Atomic<pthread_t>(0)
     // Loop thread only:
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idle: [CurlTransfer] = []
@@ -35,7 +36,10 @@ final class CurlTransport: Transport, @unchecked Sendable {
         CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.maxConnections)
         CCurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, options.maxStreamsPerConnection)
-        let thread = Thread { [self] in loop() }
+        let thread = Thread { [self] in
+            loopThread.store(pthread_self(), ordering: .relaxed)
+            loop()
+        }
         thread.name = "soar-apns-curl"
         thread.start()
     }
@@ -46,7 +50,9 @@ final class CurlTransport: Transport, @unchecked Sendable {
             return
         }
         pending.withLock { $0.append((request, completion)) }
-        curl_multi_wakeup(multi)
+        // From a completion (the loop thread) the loop drains the queue next anyway; waking it
+        // would cost a syscall per request.
+        if pthread_self() != loopThread.load(ordering: .relaxed) { curl_multi_wakeup(multi) }
     }
 
     /// Fails what is still queued or in flight and stops the thread.
@@ -83,13 +89,13 @@ final class CurlTransport: Transport, @unchecked Sendable {
         let transfer: CurlTransfer
         if let reused = idle.popLast() {
             transfer = reused
-        } else if let made = CurlTransfer() {
+        } else if let made = CurlTransfer(options: options) {
             transfer = made
         } else {
-            completion(.failure("libcurl could not create a handle"))
+            completion(.failure("libcurl refused the transport's options (CA file, certificate)"))
             return
         }
-        if let problem = transfer.prepare(request, options: options, completion: completion) {
+        if let problem = transfer.prepare(request, completion: completion) {
             idle.append(transfer)
             completion(.failure(problem))
             return
@@ -108,7 +114,7 @@ final class CurlTransport: Transport, @unchecked Sendable {
             curl_multi_remove_handle(multi, easy)
             transfer.complete(code)
             // A handle whose transfer failed may keep state that fails the next one: drop it.
-            if code == CURLE_OK && idle.count < 4096 { idle.append(transfer) }
+            if code == CURLE_OK && idle.count < 2048 { idle.append(transfer) }
         }
     }
 }

@@ -120,24 +120,18 @@ struct PushSendCommand: Command {
         do { client = try APNsClient(configuration) } catch { throw .configuration(error.description) }
         defer { client.shutdown() }
 
-        let progress = Progress(total: tokens.count, console: console)
-        var failed = 0
-        var unreachable = 0
+        let tally = Tally(progress: Progress(total: tokens.count, console: console))
         let notifications = tokens.lazy.map { [template] token in
             var notification = template
             notification.token = token
             return notification
         }
-        for await result in client.send(notifications, maxInFlight: 2000) {
-            if let failure = result.outcome.failure {
-                failed += 1
-                if failure.classification == .retryable && failure.status == 0 { unreachable += 1 }
-            }
-            progress.clear()
-            console.print(json ? Self.json(result) : Self.text(result))
-            progress.advance()
+        let json = json
+        await client.send(notifications, maxInFlight: 2000) { result in
+            tally.record(result, line: json ? Self.json(result) : Self.text(result), console: console)
         }
-        progress.finish()
+        tally.finish()
+        let (failed, unreachable) = tally.counts
         if unreachable == tokens.count { throw .unreachable("could not reach \(configuration.environment.baseURL)") }
         if failed > 0 { throw .failure("\(failed) of \(tokens.count) notification(s) failed") }
     }
@@ -179,9 +173,40 @@ struct PushSendCommand: Command {
             guard let contents = FileManager.default.contents(atPath: file) else { throw .usage("cannot read \(file)") }
             data = contents
         }
+        func blank(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 13 }
         return data.split(separator: 10).compactMap { line in
-            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return text.isEmpty || text.hasPrefix("#") ? nil : text
+            let trimmed = line.drop(while: blank).reversed().drop(while: blank).reversed()
+            return trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") ? nil : String(decoding: trimmed, as: UTF8.self)
         }
+    }
+}
+
+/// Counts results and prints their lines as they arrive on the transport's thread.
+private final class Tally: @unchecked Sendable {
+    private let lock = NSLock()
+    private let progress: Progress
+    private var failed = 0
+    private var unreachable = 0
+
+    init(progress: Progress) { self.progress = progress }
+
+    func record(_ result: APNsResult, line: String, console: Console) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let failure = result.outcome.failure {
+            failed += 1
+            if failure.classification == .retryable && failure.status == 0 { unreachable += 1 }
+        }
+        progress.clear()
+        console.print(line)
+        progress.advance()
+    }
+
+    func finish() { progress.finish() }
+
+    var counts: (failed: Int, unreachable: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (failed, unreachable)
     }
 }
