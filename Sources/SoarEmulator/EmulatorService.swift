@@ -1,4 +1,5 @@
 import Foundation
+import SoarHTTP
 import SoarCore
 import Synchronization
 
@@ -26,7 +27,7 @@ final class EmulatorService: StreamHandler {
     func handle(_ request: APNsRequest, auth: inout ConnectionAuth, number: Int) -> StreamAction {
         if request.path.hasPrefix(ControlAPI.prefix) {
             let answer = control.handle(method: request.method, path: String(request.path.dropFirst(ControlAPI.prefix.count - 1)), body: request.body)
-            return StreamAction(response: H2Response(status: answer.status, headers: [("content-type", "application/json")], body: answer.body))
+            return StreamAction(response: HTTPResponse(status: answer.status, headers: [("content-type", "application/json")], body: answer.body))
         }
         let (count, faults) = state.countRequest()
         if let dropAfter = faults.dropAfter, number >= dropAfter { return StreamAction(drop: true) }
@@ -43,7 +44,7 @@ final class EmulatorService: StreamHandler {
             let delivery = Delivery(time: validator.now(), token: token, apnsID: apnsID, headers: headers, payload: request.body)
             state.record(delivery)
             log?(delivery.jsonLine)
-            action.response = H2Response(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", UUID().uuidString.lowercased())])
+            action.response = HTTPResponse(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", UUID().uuidString.lowercased())])
         case .rejected(let reason, let status, let apnsID, let timestamp):
             state.recordRejection(APNsReason(rawValue: reason))
             action.response = Self.rejection(reason: reason, status: status, apnsID: apnsID, timestamp: timestamp)
@@ -52,10 +53,10 @@ final class EmulatorService: StreamHandler {
     }
 
     /// Apple's error answer: `{"reason":"…"}`, plus `"timestamp"` for 410.
-    static func rejection(reason: String, status: Int, apnsID: String, timestamp: Int64?) -> H2Response {
+    static func rejection(reason: String, status: Int, apnsID: String, timestamp: Int64?) -> HTTPResponse {
         var body = "{\"reason\":\"\(reason)\""
         if let timestamp { body += ",\"timestamp\":\(timestamp)" }
         body += "}"
-        return H2Response(status: status, headers: [("apns-id", apnsID), ("content-type", "application/json")], body: Data(body.utf8))
+        return HTTPResponse(status: status, headers: [("apns-id", apnsID), ("content-type", "application/json")], body: Data(body.utf8))
     }
 }

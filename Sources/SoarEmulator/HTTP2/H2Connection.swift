@@ -1,6 +1,7 @@
 import CNghttp2
 import Foundation
 import SoarCrypto
+import SoarHTTP
 
 /// One client connection: a socket, optional TLS, and an nghttp2 server session.
 ///
@@ -76,7 +77,7 @@ final class H2Connection {
     }
 
     /// Submits a response; a 200 on the first request raises the stream limit.
-    func respond(_ response: H2Response, stream id: Int32) {
+    func respond(_ response: HTTPResponse, stream id: Int32) {
         guard !closed, let session else { return }
         var headers = [(":status", String(response.status))] + response.headers
         if !response.body.isEmpty { headers.append(("content-length", String(response.body.count))) }

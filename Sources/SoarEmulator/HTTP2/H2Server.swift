@@ -2,6 +2,7 @@ import CLinux
 import CNghttp2
 import Foundation
 import SoarCrypto
+import SoarHTTP
 import Synchronization
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ final class H2Server: @unchecked Sendable {
     private var listener: Int32 = -1
     private var connections: [Int32: H2Connection] = [:]
     private var nextID: UInt64 = 0
-    private var delayed: [(deadline: UInt64, connection: UInt64, fd: Int32, stream: Int32, response: H2Response)] = []
+    private var delayed: [(deadline: UInt64, connection: UInt64, fd: Int32, stream: Int32, response: HTTPResponse)] = []
     private var thread: Thread?
     private let stopping = Atomic(false)
     private let done = DispatchSemaphore(value: 0)
@@ -232,7 +233,7 @@ final class H2Server: @unchecked Sendable {
 
     // MARK: - Delayed answers
 
-    func schedule(_ response: H2Response, connection: H2Connection, stream: Int32, after milliseconds: Int) {
+    func schedule(_ response: HTTPResponse, connection: H2Connection, stream: Int32, after milliseconds: Int) {
         delayed.append((Socket.nowMilliseconds() + UInt64(milliseconds), connection.id, connection.fd, stream, response))
     }
 

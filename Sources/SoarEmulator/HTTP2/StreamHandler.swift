@@ -1,21 +1,9 @@
 import Foundation
-
-/// What the emulator answers on a stream.
-public struct H2Response: Sendable {
-    public var status: Int
-    public var headers: [(String, String)]
-    public var body: Data
-
-    public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-}
+import SoarHTTP
 
 /// What to do with a finished request.
 struct StreamAction {
-    var response: H2Response?
+    var response: HTTPResponse?
     /// Hold the response this long.
     var delayMilliseconds = 0
     /// Drop the connection instead of answering.
