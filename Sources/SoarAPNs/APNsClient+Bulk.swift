@@ -13,7 +13,7 @@ extension APNsClient {
     /// streams each outcome as it arrives (not in input order; ``APNsResult/index`` tells).
     ///
     /// The sequence is read lazily, so a million notifications never sit in memory at once.
-    public func send<S: Sequence>(_ notifications: S, maxInFlight: Int = 2000) -> AsyncStream<APNsResult>
+    public func send<S: Sequence>(_ notifications: S, maxInFlight: Int = 1000) -> AsyncStream<APNsResult>
     where S.Element == APNsNotification {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
             BulkSend(client: self, iterator: notifications.makeIterator(), maxInFlight: max(1, maxInFlight),
@@ -24,7 +24,7 @@ extension APNsClient {
     /// The same bulk send, handing each result to `onResult` on the transport's thread as it
     /// arrives (no hop to another task per result, for the highest throughput); returns when
     /// every notification has ended. `onResult` must be quick and thread-safe.
-    public func send<S: Sequence>(_ notifications: S, maxInFlight: Int = 2000, onResult: @escaping @Sendable (APNsResult) -> Void) async
+    public func send<S: Sequence>(_ notifications: S, maxInFlight: Int = 1000, onResult: @escaping @Sendable (APNsResult) -> Void) async
     where S.Element == APNsNotification {
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
             BulkSend(client: self, iterator: notifications.makeIterator(), maxInFlight: max(1, maxInFlight),

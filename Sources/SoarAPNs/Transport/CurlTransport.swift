@@ -114,7 +114,7 @@ final class CurlTransport: Transport, @unchecked Sendable {
             curl_multi_remove_handle(multi, easy)
             transfer.complete(code)
             // A handle whose transfer failed may keep state that fails the next one: drop it.
-            if code == CURLE_OK && idle.count < 2048 { idle.append(transfer) }
+            if code == CURLE_OK && idle.count < 1024 { idle.append(transfer) }
         }
     }
 }

@@ -127,7 +127,7 @@ struct PushSendCommand: Command {
             return notification
         }
         let json = json
-        await client.send(notifications, maxInFlight: 2000) { result in
+        await client.send(notifications, maxInFlight: 1000) { result in
             tally.record(result, line: json ? Self.json(result) : Self.text(result), console: console)
         }
         tally.finish()
