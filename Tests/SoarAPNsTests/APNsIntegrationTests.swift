@@ -129,3 +129,23 @@ import Testing
         #expect(failure?.status == 0 && failure?.classification == .retryable && failure?.attempts == 2)
     }
 }
+
+/// Idle connections are probed: the kernel shows a keepalive timer on the client's socket.
+@Suite struct APNsKeepaliveTests {
+    @Test func idleConnectionsHaveTCPKeepalive() async throws {
+        let fixture = try EmulatorFixture()
+        let client = try APNsIntegrationTests.client(fixture)
+        #expect(await client.sendAlert(title: "t", body: "b", to: token).isDelivered)
+        // Until the last segment is acknowledged the kernel shows its retransmit timer instead;
+        // wait for the keepalive timer, bounded.
+        var sockets = ""
+        let deadline = ContinuousClock.now + .seconds(5)
+        repeat {
+            sockets = try ProcessRunner.run("ss", ["-tno", "state", "established", "dst", "127.0.0.1:\(fixture.emulator.port)"]).stdout
+            if sockets.contains("timer:(keepalive") { break }
+            try await Task.sleep(for: .milliseconds(50))
+        } while ContinuousClock.now < deadline
+        #expect(sockets.contains("timer:(keepalive"), "\(sockets)")
+        client.shutdown()
+    }
+}

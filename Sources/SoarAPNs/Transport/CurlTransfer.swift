@@ -24,6 +24,12 @@ final class CurlTransfer {
             CCurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 4096),
             CCurl_easy_setopt_long(easy, CURLOPT_UPLOAD_BUFFERSIZE, 16384),
             CCurl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer),
+            // libcurl 7.88 cannot send HTTP/2 PINGs on a multi handle's connections
+            // (curl_easy_upkeep only reaches an easy handle's own pool), so idle connections are
+            // probed with TCP keepalive: after 60 s idle, every 30 s.
+            CCurl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1),
+            CCurl_easy_setopt_long(easy, CURLOPT_TCP_KEEPIDLE, 60),
+            CCurl_easy_setopt_long(easy, CURLOPT_TCP_KEEPINTVL, 30),
             CCurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(options.timeout.components.seconds * 1000)),
             CCurl_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, curlHeader),
             CCurl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me),
