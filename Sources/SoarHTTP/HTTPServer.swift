@@ -22,27 +22,10 @@ public final class HTTPServer: @unchecked Sendable {
         self.handler = handler
         let context = Unmanaged.passUnretained(self).toOpaque()
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue)
-        var daemon: OpaquePointer?
-        if host.contains(":") {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { throw HTTPServerError("not an IP address: \(host)") }
-            daemon = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    CMicroHTTPD_start(flags | UInt32(MHD_USE_IPv6.rawValue), port, UInt32(threads), httpAccessHandler, context, httpRequestCompleted, context, $0)
-                }
-            }
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw HTTPServerError("not an IP address: \(host)") }
-            daemon = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    CMicroHTTPD_start(flags, port, UInt32(threads), httpAccessHandler, context, httpRequestCompleted, context, $0)
-                }
-            }
+        guard let address = SocketAddress(host: host, port: port) else { throw HTTPServerError("not an IP address: \(host)") }
+        let family = address.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0
+        let daemon = address.withSockaddr { pointer, _ in
+            CMicroHTTPD_start(flags | family, port, UInt32(threads), httpAccessHandler, context, httpRequestCompleted, context, pointer)
         }
         guard let daemon else { throw HTTPServerError("cannot listen on \(host):\(port) (is the port in use?)") }
         self.daemon = daemon

@@ -131,4 +131,11 @@ import Testing
         #expect(settings.last?.contains("):777") == true, "\(settings)")
         #expect(result.stdout.contains(":status: 200"))
     }
+
+    @Test func listensOnIPv6Loopback() throws {
+        let fixture = try EmulatorFixture { $0.host = "::1" }
+        #expect(fixture.url.hasPrefix("https://[::1]:"))
+        #expect(try Curl(fixture: fixture).send().status == 200)
+        #expect(try fixture.control("GET", "/stats").stdout.contains("\"accepted\":1"))
+    }
 }

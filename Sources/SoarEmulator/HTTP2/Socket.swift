@@ -1,4 +1,5 @@
 import Foundation
+import SoarHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -8,31 +9,12 @@ import Foundation
 enum Socket {
     /// A non-blocking listening TCP socket on an IPv4 or IPv6 literal.
     static func listen(host: String, port: UInt16) throws(EmulatorError) -> Int32 {
-        let ipv6 = host.contains(":")
-        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard let address = SocketAddress(host: host, port: port) else { throw EmulatorError("not an IP address: \(host)") }
+        let fd = socket(address.family, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw EmulatorError("cannot create a socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        let bound: Int32
-        if ipv6 {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
-                Glibc.close(fd)
-                throw EmulatorError("not an IP address: \(host)")
-            }
-            bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-                Glibc.close(fd)
-                throw EmulatorError("not an IP address: \(host)")
-            }
-            bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        }
+        let bound = address.withSockaddr { bind(fd, $0, $1) }
         guard bound == 0, Glibc.listen(fd, 1024) == 0 else {
             let reason = String(cString: strerror(errno))
             Glibc.close(fd)
