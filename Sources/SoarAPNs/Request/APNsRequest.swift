@@ -36,8 +36,10 @@ public struct APNsRequest: Sendable, Equatable {
             throw .init("no topic: set the bundle id (APNS_BUNDLE_ID) or the notification's topic")
         }
         body = notification.encodedPayload
-        guard body.count <= notification.pushType.payloadLimit else {
-            throw .init("the payload is \(body.count) bytes, over the \(notification.pushType.payloadLimit)-byte limit for \(notification.pushType) notifications")
+        do {
+            try Payload.checkSize(body.count, for: notification.pushType)
+        } catch {
+            throw .init(error.description)
         }
         apnsID = (notification.apnsID ?? UUID()).uuidString.lowercased()
         path = "/3/device/\(token.hex)"

@@ -17,13 +17,7 @@ struct PayloadValidateCommand: Command {
 
     init(_ arguments: Arguments) throws(CommandError) {
         path = try arguments.single("payload file")
-        pushType = PushType(rawValue: arguments.value("--push-type") ?? "alert")
-    }
-
-    func validate() throws(CommandError) {
-        guard pushType.isKnown else {
-            throw .usage("unknown push type \(pushType); one of \(PushType.all.map(\.rawValue).joined(separator: ", "))")
-        }
+        pushType = try arguments.pushType()
     }
 
     func run(_ console: Console) async throws(CommandError) {

@@ -47,7 +47,6 @@ struct PushSendCommand: Command {
         """
 
     let tokens: [String]
-    let payload: Payload
     let template: APNsNotification
     let variables: [String: String]
     let json: Bool
@@ -60,8 +59,8 @@ struct PushSendCommand: Command {
         if let file = arguments.value("--tokens-file") { tokens += try Self.readTokens(file) }
         self.tokens = tokens.filter { !$0.isEmpty }
 
-        let pushType = PushType(rawValue: arguments.value("--push-type") ?? "alert")
-        guard pushType.isKnown else { throw .usage("unknown push type \(pushType); one of \(PushType.all.map(\.rawValue).joined(separator: ", "))") }
+        let pushType = try arguments.pushType()
+        let payload: Payload
         if let file = arguments.value("--payload") {
             guard arguments.value("--title") == nil, arguments.value("--body") == nil else { throw .usage("use --payload or --title/--body, not both") }
             payload = try PayloadFileReader.read(file).payload

@@ -6,21 +6,18 @@ import Foundation
 public struct Console: Sendable {
     public let out: @Sendable (String) -> Void
     public let err: @Sendable (String) -> Void
-    /// Whether standard output is a terminal (progress bars are drawn only then).
-    public let isTerminal: Bool
-    /// Whether standard error is a terminal.
+    /// Whether standard error is a terminal (progress bars are drawn only then).
     public let errorIsTerminal: Bool
     /// Pushes buffered standard output out now (for streamed lines another program reads).
     public let flush: @Sendable () -> Void
 
     public init(
-        isTerminal: Bool = false, errorIsTerminal: Bool = false, out: @escaping @Sendable (String) -> Void,
+        errorIsTerminal: Bool = false, out: @escaping @Sendable (String) -> Void,
         err: @escaping @Sendable (String) -> Void, flush: @escaping @Sendable () -> Void = {}
     ) {
         self.out = out
         self.flush = flush
         self.err = err
-        self.isTerminal = isTerminal
         self.errorIsTerminal = errorIsTerminal
     }
 
@@ -31,7 +28,6 @@ public struct Console: Sendable {
     public func warn(_ line: String) { err(line + "\n") }
 
     public static let standard = Console(
-        isTerminal: isatty(1) == 1,
         errorIsTerminal: isatty(2) == 1,
         // stdio buffers standard output (whole blocks to a pipe or file, lines to a terminal);
         // standard error is unbuffered.

@@ -11,7 +11,6 @@ extension AppError {
         case let error as AppError: return error
         case let error as URLError: return AppError(urlError: error)
         case let error as HTTPFailure: return AppError(status: error.status, body: error.body, original: error)
-        case is DecodingError: return AppError(.unknown, Messages.unknown, original: error)
         default: return AppError(.unknown, Messages.unknown, original: error)
         }
     }

@@ -28,6 +28,11 @@ public struct Payload: Hashable, Sendable {
     ///
     /// - Throws: ``PayloadError`` for text that is not a JSON object with a valid `aps`.
     public init(json data: Data) throws(PayloadError) {
+        try self.init(object: Self.jsonObject(data))
+    }
+
+    /// Parses a JSON document that must be an object.
+    static func jsonObject(_ data: Data) throws(PayloadError) -> [String: JSONValue] {
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: data)
@@ -35,7 +40,7 @@ public struct Payload: Hashable, Sendable {
             throw .notJSON(Self.describe(error))
         }
         guard case .object(let object) = value else { throw .notObject }
-        try self.init(object: object)
+        return object
     }
 
     /// The whole document as one JSON object.
@@ -61,10 +66,17 @@ public struct Payload: Hashable, Sendable {
     @discardableResult
     public func checkedData(for pushType: PushType = .alert) throws(PayloadError) -> Data {
         let data = encoded()
-        guard data.count <= pushType.payloadLimit else {
-            throw .tooLarge(size: data.count, limit: pushType.payloadLimit, pushType: pushType)
-        }
+        try Self.checkSize(data.count, for: pushType)
         return data
+    }
+
+    /// Checks an encoded size against APNs' limit for a push type.
+    ///
+    /// - Throws: ``PayloadError`` when it is over the limit.
+    public static func checkSize(_ size: Int, for pushType: PushType) throws(PayloadError) {
+        guard size <= pushType.payloadLimit else {
+            throw .tooLarge(size: size, limit: pushType.payloadLimit, pushType: pushType)
+        }
     }
 
     private static func describe(_ error: any Error) -> String {

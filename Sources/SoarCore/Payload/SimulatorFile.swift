@@ -18,15 +18,7 @@ public struct SimulatorFile: Hashable, Sendable {
 
     /// - Throws: ``PayloadError`` when the text is not a payload APNs would accept.
     public init(data: Data) throws(PayloadError) {
-        let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            // Let Payload produce the one "not valid JSON" message.
-            _ = try Payload(json: data)
-            throw .notObject
-        }
-        guard case .object(var object) = value else { throw .notObject }
+        var object = try Payload.jsonObject(data)
         let target = object.removeValue(forKey: Self.targetBundleKey)
         if let target, target.stringValue == nil {
             throw .wrongType(Self.targetBundleKey, expected: "a string", got: target)

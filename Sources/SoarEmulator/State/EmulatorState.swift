@@ -45,7 +45,6 @@ public final class EmulatorState: Sendable {
     }
 
     public func key(id: String) -> RegisteredKey? { inner.withLock { $0.keys[id] } }
-    public var hasKeys: Bool { inner.withLock { !$0.keys.isEmpty } }
 
     public func mark(_ token: String) -> Mark? { inner.withLock { $0.marks[token.lowercased()] } }
     public func setMark(_ mark: Mark?, for token: String) { inner.withLock { $0.marks[token.lowercased()] = mark } }

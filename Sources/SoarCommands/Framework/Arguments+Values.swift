@@ -1,4 +1,15 @@
+import SoarCore
+
 extension Arguments {
+    /// `--push-type`, alert by default, or a usage error listing the known types.
+    public func pushType() throws(CommandError) -> PushType {
+        let type = PushType(rawValue: value("--push-type") ?? "alert")
+        guard type.isKnown else {
+            throw .usage("unknown push type \(type); one of \(PushType.all.map(\.rawValue).joined(separator: ", "))")
+        }
+        return type
+    }
+
     /// An integer option within a range, or a usage error naming it.
     public func integer(_ name: String, in range: ClosedRange<Int> = 0...Int.max) throws(CommandError) -> Int? {
         guard let text = value(name) else { return nil }
