@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "SoarCore"),
         .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL"]),
         .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
-        .target(name: "SoarAPNs", dependencies: ["SoarCore", "SoarCrypto", "CCurl"]),
+        .target(name: "SoarAPNs", dependencies: ["SoarCore", "SoarCrypto", "CNghttp2", "CLinux"]),
         .target(name: "SoarEmulator", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "CNghttp2", "CLinux"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarEmulator"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),

@@ -44,7 +44,7 @@ events { worker_connections 4096; }
 http {
   access_log off;
   client_body_temp_path $work;
-  upstream ok { server 127.0.0.1:$upstream_port; keepalive 64; }
+  upstream ok { server 127.0.0.1:$upstream_port; keepalive 1024; }
   server {
     listen 127.0.0.1:$nginx_port ssl http2;
     ssl_certificate $work/emulator/server.pem;
@@ -57,7 +57,7 @@ http {
     }
   }
   server {
-    listen 127.0.0.1:$upstream_port;
+    listen 127.0.0.1:$upstream_port backlog=4096;
     keepalive_requests 100000000;
     location / { return 200; }
   }

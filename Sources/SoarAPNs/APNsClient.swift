@@ -15,13 +15,14 @@ public final class APNsClient: APNsSending {
     let transport: any Transport
     let tokens: ProviderTokenCache?
 
-    /// - Throws: ``APNsConfigurationError`` when libcurl cannot start or the credentials are unusable.
+    /// - Throws: ``APNsConfigurationError`` when the URL, CA file or client certificate is unusable.
     public convenience init(_ configuration: APNsConfiguration) throws(APNsConfigurationError) {
         var certificate: CertificateCredentials?
         if case .certificate(let credentials) = configuration.credentials { certificate = credentials }
-        let transport = try CurlTransport(.init(
-            caFile: configuration.caFile, certificate: certificate, cleartext: configuration.environment.isCleartext,
-            maxConnections: configuration.maxConnections, timeout: configuration.timeout))
+        let transport = try H2Transport(baseURL: configuration.environment.baseURL, options: .init(
+            caFile: configuration.caFile, certificate: certificate, maxConnections: configuration.maxConnections,
+            maxStreamsPerConnection: configuration.maxStreamsPerConnection,
+            timeout: configuration.timeout, pingInterval: configuration.pingInterval))
         self.init(configuration, transport: transport)
     }
 
@@ -54,7 +55,7 @@ public final class APNsClient: APNsSending {
 
     /// Sends `request`, retrying as the policy allows, and reports the final outcome once.
     func dispatch(_ request: APNsRequest, attempt: Int, refreshedToken: Bool = false, completion: @escaping @Sendable (APNsOutcome) -> Void) {
-        var headers = request.headers.map { "\($0.0): \($0.1)" }
+        var headers = request.headers
         var signed: String?
         if let tokens {
             do {
@@ -63,11 +64,10 @@ public final class APNsClient: APNsSending {
                 completion(.failed(APNsFailure(status: 0, reason: .invalidProviderToken, apnsID: request.apnsID, detail: error.description, attempts: attempt)))
                 return
             }
-            headers.append("authorization: bearer \(signed!)")
+            headers.append(("authorization", "bearer \(signed!)"))
         }
         let token = signed
-        let url = configuration.environment.baseURL + request.path
-        transport.submit(TransportRequest(url: url, headers: headers, body: request.body)) { [self] result in
+        transport.submit(TransportRequest(path: request.path, headers: headers, body: request.body)) { [self] result in
             let outcome: APNsOutcome
             switch result {
             case .response(let status, let headers, let body):

@@ -10,11 +10,17 @@ public struct APNsConfiguration: Sendable {
     public var caFile: String?
     /// Connections kept to the host; each multiplexes up to the server's stream limit.
     public var maxConnections = 4
+    /// Streams opened on one connection at most; the server's SETTINGS_MAX_CONCURRENT_STREAMS may
+    /// allow fewer (APNs: 1 until a first success, then often 1000).
+    public var maxStreamsPerConnection = 1000
     public var retry = RetryPolicy()
     /// How long one provider token is used (clamped to Apple's 20...60 minutes).
     public var tokenRefresh: TimeInterval = 50 * 60
     /// How long one request may take before it counts as a lost connection.
     public var timeout: Duration = .seconds(30)
+    /// How long a connection may sit idle before a PING checks it; one unanswered within
+    /// `timeout` closes it.
+    public var pingInterval: Duration = .seconds(60)
     /// The wall clock for provider tokens' `iat`.
     public var now: @Sendable () -> Date = { Date() }
     /// The clock back-off waits on; tests inject one that does not sleep.

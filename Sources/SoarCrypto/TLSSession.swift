@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// One server-side TLS connection over a non-blocking socket.
+/// One TLS connection, server or client side, over a non-blocking socket.
 ///
 /// Not thread-safe: owned by the event loop that drives the socket.
 public final class TLSSession {
@@ -66,8 +66,12 @@ public final class TLSSession {
         case SSL_ERROR_WANT_WRITE: return .wantWrite
         case SSL_ERROR_ZERO_RETURN: return .closed
         default:
-            let error = OpenSSLError("TLS")
-            return .failed(error.description)
+            let verify = SSL_get_verify_result(ssl)
+            if verify != X509_V_OK {
+                ERR_clear_error()
+                return .failed("certificate verification failed: \(String(cString: X509_verify_cert_error_string(verify)))")
+            }
+            return .failed(OpenSSLError("TLS").description)
         }
     }
 }

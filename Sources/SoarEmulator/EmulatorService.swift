@@ -23,6 +23,7 @@ final class EmulatorService: StreamHandler {
     var goawayAfter: Int? { state.faults.goawayAfter }
     func connectionOpened() { state.connectionOpened() }
     func connectionClosed() { state.connectionClosed() }
+    func pingReceived() { state.pingReceived() }
 
     func handle(_ request: APNsRequest, auth: inout ConnectionAuth, number: Int) -> StreamAction {
         if request.path.hasPrefix(ControlAPI.prefix) {

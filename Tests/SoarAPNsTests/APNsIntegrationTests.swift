@@ -130,22 +130,25 @@ import Testing
     }
 }
 
-/// Idle connections are probed: the kernel shows a keepalive timer on the client's socket.
-@Suite struct APNsKeepaliveTests {
-    @Test func idleConnectionsHaveTCPKeepalive() async throws {
+/// Idle connections are checked with HTTP/2 PING and stay usable.
+@Suite struct APNsPingTests {
+    @Test func idleConnectionsArePingedAndKeptOpen() async throws {
         let fixture = try EmulatorFixture()
-        let client = try APNsIntegrationTests.client(fixture)
+        var configuration = APNsConfiguration(
+            credentials: .token(teamID: fixture.teamID, keyID: fixture.keyID, key: fixture.key),
+            environment: .custom(url: fixture.url), bundleID: EmulatorFixture.topic)
+        configuration.caFile = fixture.caFile
+        configuration.pingInterval = .milliseconds(100)
+        let client = try APNsClient(configuration)
         #expect(await client.sendAlert(title: "t", body: "b", to: token).isDelivered)
-        // Until the last segment is acknowledged the kernel shows its retransmit timer instead;
-        // wait for the keepalive timer, bounded.
-        var sockets = ""
-        let deadline = ContinuousClock.now + .seconds(5)
-        repeat {
-            sockets = try ProcessRunner.run("ss", ["-tno", "state", "established", "dst", "127.0.0.1:\(fixture.emulator.port)"]).stdout
-            if sockets.contains("timer:(keepalive") { break }
-            try await Task.sleep(for: .milliseconds(50))
-        } while ContinuousClock.now < deadline
-        #expect(sockets.contains("timer:(keepalive"), "\(sockets)")
+        // The transport's loop runs on the monotonic clock: wait for two PINGs, bounded.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while fixture.emulator.state.counters.pings < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(fixture.emulator.state.counters.pings >= 2)
+        #expect(await client.sendAlert(title: "t", body: "b", to: token).isDelivered)
+        #expect(fixture.emulator.state.counters.connectionsOpened == 1, "the pinged connection was reused")
         client.shutdown()
     }
 }

@@ -178,7 +178,7 @@ final class ScriptedTransport: Transport, @unchecked Sendable {
         let outcome = try await Self.client(transport, clock: clock).sendAlert(title: "t", body: "b", to: token)
         #expect(outcome == .delivered(apnsID: "x", uniqueID: nil))
         #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
-        #expect(Set(transport.requests.map { $0.headers.first { $0.hasPrefix("apns-id") }! }).count == 1, "the same apns-id on every attempt")
+        #expect(Set(transport.requests.map { $0.headers.first { $0.0 == "apns-id" }!.1 }).count == 1, "the same apns-id on every attempt")
     }
 
     @Test func givesUpAfterTheBoundAndReportsAttempts() async throws {
@@ -200,7 +200,7 @@ final class ScriptedTransport: Transport, @unchecked Sendable {
         let transport = ScriptedTransport([expired, .response(status: 200, headers: [:], body: Data())])
         let outcome = try await Self.client(transport, clock: ImmediateClock()).sendAlert(title: "t", body: "b", to: token)
         #expect(outcome.isDelivered)
-        let auths = transport.requests.map { $0.headers.first { $0.hasPrefix("authorization") }! }
+        let auths = transport.requests.map { $0.headers.first { $0.0 == "authorization" }!.1 }
         #expect(auths.count == 2 && auths[0] != auths[1])
     }
 

@@ -1,10 +1,9 @@
 import Foundation
 
-/// One HTTP/2 POST as the transport sends it.
+/// One HTTP/2 POST as the transport sends it; the transport knows the scheme and authority.
 struct TransportRequest: Sendable {
-    var url: String
-    /// `name: value` lines.
-    var headers: [String]
+    var path: String
+    var headers: [(String, String)]
     var body: Data
 }
 
@@ -15,7 +14,7 @@ enum TransportResult: Sendable {
     case failure(String)
 }
 
-/// Carries requests to APNs. One implementation speaks HTTP/2 through libcurl; tests may use others.
+/// Carries requests to APNs. One implementation speaks HTTP/2 through nghttp2; tests may use others.
 protocol Transport: Sendable {
     /// Sends a request; `completion` runs once, on the transport's thread, and must return quickly.
     func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void)

@@ -30,6 +30,7 @@ struct PushSendCommand: Command {
         Option("--cert-key", value: "PEM", help: "The certificate's key file, for PEM (APNS_CERT_KEY_FILE)."),
         Option("--cert-password", value: "TEXT", help: "The .p12 or key password (APNS_CERT_PASSWORD)."),
         Option("--connections", value: "N", help: "HTTP/2 connections to open at most (default 4)."),
+        Option("--streams", value: "N", help: "Streams per connection at most, below the server's limit (default 1000)."),
         Option("--retries", value: "N", help: "Retries for 429, 500, 503 and lost connections (default 3)."),
         Option("--json", help: "One JSON object per token instead of text."),
     ]
@@ -51,6 +52,7 @@ struct PushSendCommand: Command {
     let variables: [String: String]
     let json: Bool
     let connections: Int
+    let streams: Int
     let retries: Int
 
     init(_ arguments: Arguments) throws(CommandError) {
@@ -99,6 +101,7 @@ struct PushSendCommand: Command {
         self.variables = variables
         json = arguments.flag("--json")
         connections = try arguments.integer("--connections", in: 1...64) ?? 4
+        streams = try arguments.integer("--streams", in: 1...10_000) ?? 1000
         retries = try arguments.integer("--retries", in: 0...20) ?? 3
     }
 
@@ -114,6 +117,7 @@ struct PushSendCommand: Command {
             throw .configuration(error.description)
         }
         configuration.maxConnections = connections
+        configuration.maxStreamsPerConnection = streams
         configuration.retry.maxRetries = retries
         let client: APNsClient
         do { client = try APNsClient(configuration) } catch { throw .configuration(error.description) }
@@ -126,7 +130,7 @@ struct PushSendCommand: Command {
             return notification
         }
         let json = json
-        await client.send(notifications, maxInFlight: 1000) { result in
+        await client.send(notifications, maxInFlight: min(1000, connections * streams)) { result in
             tally.record(result, line: json ? Self.json(result) : Self.text(result), console: console)
         }
         tally.finish()

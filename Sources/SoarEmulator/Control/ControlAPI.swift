@@ -68,7 +68,7 @@ public struct ControlAPI: Sendable {
         return [
             "requests": .int(counters.requests), "accepted": .int(counters.accepted),
             "rejected": .object(counters.rejected.mapValues(JSONValue.int)), "injected": .int(counters.injected),
-            "connections_open": .int(counters.connectionsOpen), "connections_total": .int(counters.connectionsOpened),
+            "connections_open": .int(counters.connectionsOpen), "connections_total": .int(counters.connectionsOpened), "pings": .int(counters.pings),
             "deliveries_kept": .int(state.deliveries.count),
         ]
     }

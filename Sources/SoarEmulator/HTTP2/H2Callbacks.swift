@@ -65,6 +65,10 @@ func onDataChunk(
 func onFrame(session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, user: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame else { return 0 }
     let type = frame.pointee.hd.type
+    if type == UInt8(NGHTTP2_PING.rawValue), frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 {
+        connection(user).server.handler.pingReceived()
+        return 0
+    }
     let ended = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
     guard ended, type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue) else { return 0 }
     connection(user).finish(stream: frame.pointee.hd.stream_id)

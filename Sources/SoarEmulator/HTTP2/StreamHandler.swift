@@ -21,4 +21,6 @@ protocol StreamHandler: AnyObject, Sendable {
     var goawayAfter: Int? { get }
     func connectionOpened()
     func connectionClosed()
+    /// A PING (not an ACK) came; nghttp2 answers it.
+    func pingReceived()
 }

@@ -22,6 +22,8 @@ public final class EmulatorState: Sendable {
         public var connectionsOpen = 0
         /// Answers that were injected faults.
         public var injected = 0
+        /// PING frames clients sent.
+        public var pings = 0
     }
 
     private struct Inner {
@@ -95,6 +97,8 @@ public final class EmulatorState: Sendable {
     }
 
     func connectionClosed() { inner.withLock { $0.counters.connectionsOpen -= 1 } }
+
+    func pingReceived() { inner.withLock { $0.counters.pings += 1 } }
 
     /// The kept deliveries, oldest first.
     public var deliveries: [Delivery] {

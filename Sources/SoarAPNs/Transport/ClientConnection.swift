@@ -1,0 +1,219 @@
+import CNghttp2
+import Foundation
+import SoarCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One HTTP/2 connection to APNs: a non-blocking socket, TLS, and an nghttp2 client session.
+///
+/// Lives on the transport's thread only.
+final class ClientConnection {
+    enum State { case connecting, handshaking, ready, closed }
+
+    let fd: Int32
+    unowned let transport: H2Transport
+    private(set) var state: State = .connecting
+    private var tls: TLSSession?
+    private(set) var session: OpaquePointer?
+    var streams: [Int32: ClientStream] = [:]
+    /// The server's first SETTINGS has come, so its stream limit is known.
+    var settingsReceived = false
+    /// GOAWAY came: no new streams; the connection ends once its streams have.
+    var goingAway = false
+    var lastActivity: UInt64
+    var pingSentAt: UInt64?
+    let openedAt: UInt64
+    private var outbound: [UInt8] = []
+    private(set) var wantsWrite = true
+
+    init(fd: Int32, transport: H2Transport, now: UInt64) {
+        self.fd = fd
+        self.transport = transport
+        lastActivity = now
+        openedAt = now
+    }
+
+    deinit {
+        if let session { nghttp2_session_del(session) }
+        Glibc.close(fd)
+    }
+
+    /// Streams the server will take now: its SETTINGS_MAX_CONCURRENT_STREAMS (APNs' 1 until a first
+    /// success, then more), capped by ours, less those open.
+    var capacity: Int {
+        guard state == .ready, settingsReceived, !goingAway, let session else { return 0 }
+        let limit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+        return max(0, min(limit, transport.options.maxStreamsPerConnection) - streams.count)
+    }
+
+    // MARK: - Events
+
+    /// The socket is writable or readable; moves the connection along. Returns an error once it has failed.
+    func ready(readable: Bool, writable: Bool, now: UInt64) -> String? {
+        if state == .connecting {
+            guard writable || readable else { return nil }
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            if error != 0 { return "cannot connect to \(transport.endpoint.authority): \(String(cString: strerror(error)))" }
+            if let failure = startSession() { return failure }
+        }
+        if state == .handshaking {
+            guard let tls else { return "no TLS session" }
+            switch tls.handshake() {
+            case .done:
+                guard tls.negotiatedProtocol == "h2" else { return "the server at \(transport.endpoint.authority) does not speak HTTP/2 (ALPN h2)" }
+                state = .ready
+            case .wantRead, .wantWrite: return nil
+            case .closed: return "the server closed the connection during the TLS handshake"
+            case .failed(let reason): return "TLS handshake with \(transport.endpoint.authority) failed: \(reason)"
+            }
+        }
+        if readable, let failure = read(now: now) { return failure }
+        return flush()
+    }
+
+    private func startSession() -> String? {
+        if transport.endpoint.tls {
+            do {
+                tls = try transport.tlsContext?.session(socket: fd, host: transport.endpoint.host)
+            } catch {
+                return "TLS setup failed: \(error.description)"
+            }
+            state = .handshaking
+        } else {
+            state = .ready
+        }
+        var created: OpaquePointer?
+        guard nghttp2_session_client_new(&created, transport.callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0 else {
+            return "nghttp2 could not create a session"
+        }
+        session = created
+        // No server push; a window large enough that answers never wait on WINDOW_UPDATE.
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+        ]
+        nghttp2_submit_settings(session, 0, &settings, settings.count)
+        return nil
+    }
+
+    private func read(now: UInt64) -> String? {
+        guard state == .ready, let session else { return nil }
+        while true {
+            let step: TLSSession.Step = transport.readBuffer.withUnsafeMutableBytes { buffer in
+                if let tls { return tls.read(into: buffer) }
+                let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+                if n > 0 { return .done(n) }
+                if n == 0 { return .closed }
+                return errno == EAGAIN || errno == EWOULDBLOCK ? .wantRead : .failed(String(cString: strerror(errno)))
+            }
+            switch step {
+            case .done(let count):
+                lastActivity = now
+                let consumed = transport.readBuffer.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, count) }
+                if consumed < 0 { return "HTTP/2 protocol error from the server: \(String(cString: nghttp2_strerror(Int32(consumed))))" }
+            case .wantRead, .wantWrite: return nil
+            case .closed: return "the server closed the connection"
+            case .failed(let reason): return "connection lost: \(reason)"
+            }
+        }
+    }
+
+    /// Moves nghttp2's output to the socket in as few writes as it can. Returns an error once the
+    /// connection has failed, or when it has nothing left to do after GOAWAY.
+    func flush() -> String? {
+        guard state == .ready, let session else { return nil }
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &chunk)
+            if length < 0 { return "HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(length))))" }
+            guard length > 0, let chunk else { break }
+            outbound.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
+        }
+        var sent = 0
+        while sent < outbound.count {
+            let step: TLSSession.Step = outbound.withUnsafeBytes { raw in
+                let rest = UnsafeRawBufferPointer(rebasing: raw[sent...])
+                if let tls { return tls.write(rest) }
+                let n = send(fd, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
+                if n >= 0 { return .done(n) }
+                return errno == EAGAIN || errno == EWOULDBLOCK ? .wantWrite : .failed(String(cString: strerror(errno)))
+            }
+            guard case .done(let n) = step else {
+                if case .failed(let reason) = step { return "connection lost: \(reason)" }
+                break
+            }
+            sent += n
+        }
+        outbound.removeFirst(sent)
+        wantsWrite = !outbound.isEmpty
+        if goingAway && streams.isEmpty && outbound.isEmpty { return "the server sent GOAWAY" }
+        if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 && outbound.isEmpty {
+            return "the HTTP/2 session ended"
+        }
+        return nil
+    }
+
+    // MARK: - Requests
+
+    /// Queues `stream` as an HTTP/2 POST; false when nghttp2 refused it.
+    func open(_ stream: ClientStream) -> Bool {
+        guard let session else { return false }
+        let endpoint = transport.endpoint
+        var headers = [(":method", "POST"), (":scheme", endpoint.tls ? "https" : "http"), (":authority", endpoint.authority), (":path", stream.request.path)]
+        headers += stream.request.headers
+        headers.append(("content-length", String(stream.request.body.count)))
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readRequestBody)
+        let id = withHeaderBlock(headers) { nva, count in nghttp2_submit_request(session, nil, nva, count, &provider, nil) }
+        guard id > 0 else { return false }
+        streams[id] = stream
+        return true
+    }
+
+    /// Sends a PING (Apple: the way to check a connection's health).
+    func ping(now: UInt64) {
+        guard let session else { return }
+        nghttp2_submit_ping(session, 0, nil)
+        pingSentAt = now
+    }
+
+    /// Resets a stream whose answer is overdue; it is failed by the caller.
+    func cancel(_ id: Int32) {
+        guard let session else { return }
+        streams[id] = nil
+        nghttp2_submit_rst_stream(session, 0, id, NGHTTP2_CANCEL.rawValue)
+    }
+
+    /// Marks the connection closed and hands back the streams it still held.
+    func close() -> [ClientStream] {
+        state = .closed
+        let left = Array(streams.values)
+        streams.removeAll()
+        return left
+    }
+}
+
+/// Lays header pairs out as an `nghttp2_nv` array over one byte buffer (nghttp2 copies them).
+func withHeaderBlock<T>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(512)
+    var spans: [(Int, Int, Int, Int)] = []
+    spans.reserveCapacity(headers.count)
+    for (name, value) in headers {
+        let nameStart = bytes.count
+        bytes.append(contentsOf: name.utf8)
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value.utf8)
+        spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
+    }
+    return bytes.withUnsafeMutableBufferPointer { buffer in
+        let base = buffer.baseAddress!
+        let nva = spans.map { span in
+            nghttp2_nv(name: base + span.0, value: base + span.2, namelen: span.1, valuelen: span.3, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        }
+        return nva.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+    }
+}
