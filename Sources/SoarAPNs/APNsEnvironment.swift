@@ -34,7 +34,5 @@ public struct APNsEnvironment: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    var isCleartext: Bool { baseURL.hasPrefix("http://") }
-
     public var description: String { "\(name) (\(baseURL))" }
 }

@@ -2,6 +2,7 @@ import CNghttp2
 import Foundation
 import SoarCrypto
 import SoarHTTP
+import SoarHTTP2
 
 /// One client connection: a socket, optional TLS, and an nghttp2 server session.
 ///
@@ -93,25 +94,5 @@ final class H2Connection {
             var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: server.handler.raisedStreamLimit)]
             nghttp2_submit_settings(session, 0, &settings, settings.count)
         }
-    }
-}
-
-/// Lays header pairs out as an `nghttp2_nv` array over one byte buffer (nghttp2 copies them).
-func withHeaderBlock<T>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
-    var bytes: [UInt8] = []
-    var spans: [(Int, Int, Int, Int)] = []
-    for (name, value) in headers {
-        let nameStart = bytes.count
-        bytes.append(contentsOf: name.utf8)
-        let valueStart = bytes.count
-        bytes.append(contentsOf: value.utf8)
-        spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
-    }
-    return bytes.withUnsafeMutableBufferPointer { buffer in
-        let base = buffer.baseAddress!
-        let nva = spans.map { span in
-            nghttp2_nv(name: base + span.0, value: base + span.2, namelen: span.1, valuelen: span.3, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-        }
-        return nva.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+import SoarCore
+import SoarCrypto
+import SoarEmulator
+import SoarTesting
+import Testing
+
+@testable import SoarAPNs
+
+/// The base URL the transport connects to.
+@Suite struct EndpointTests {
+    @Test func readsSchemeHostAndPort() {
+        let apple = Endpoint(baseURL: "https://api.push.apple.com")
+        #expect(apple?.tls == true && apple?.port == 443 && apple?.authority == "api.push.apple.com:443")
+        #expect(Endpoint(baseURL: "https://api.sandbox.push.apple.com:2197")?.port == 2197)
+        let cleartext = Endpoint(baseURL: "http://127.0.0.1:8080/")
+        #expect(cleartext?.tls == false && cleartext?.host == "127.0.0.1" && cleartext?.authority == "127.0.0.1:8080")
+        let v6 = Endpoint(baseURL: "https://[::1]:2197")
+        #expect(v6?.host == "::1" && v6?.authority == "[::1]:2197")
+    }
+
+    @Test func refusesWhatIsNotAnHTTPURL() {
+        for url in ["ftp://x", "https://", "https://host:0", "https://host:99999", "https://[::1", "https://[::1]x", "api.push.apple.com"] {
+            #expect(Endpoint(baseURL: url) == nil, "\(url)")
+        }
+    }
+}
+
+/// The nghttp2 transport against the emulator: TLS checks, cleartext, IPv6, limits and timeouts.
+@Suite struct TransportTests {
+    static func client(_ fixture: EmulatorFixture, url: String? = nil, caFile: String? = nil, configure: (inout APNsConfiguration) -> Void = { _ in }) throws -> APNsClient {
+        var configuration = APNsConfiguration(
+            credentials: .token(teamID: fixture.teamID, keyID: fixture.keyID, key: fixture.key),
+            environment: .custom(url: url ?? fixture.url), bundleID: EmulatorFixture.topic)
+        configuration.caFile = caFile ?? fixture.caFile
+        configuration.retry = .none
+        configure(&configuration)
+        return try APNsClient(configuration)
+    }
+
+    @Test func aServerCertificateFromAnotherCAIsRefused() async throws {
+        let fixture = try EmulatorFixture()
+        let other = try EmulatorFixture()
+        let failure = try await Self.client(fixture, caFile: other.caFile).sendAlert(title: "t", body: "b", to: token).failure
+        #expect(failure?.detail?.contains("certificate verification failed") == true, "\(String(describing: failure))")
+        #expect(fixture.emulator.state.counters.requests == 0)
+    }
+
+    @Test func aHostNameIsSentAsSNIAndCheckedAgainstTheCertificate() async throws {
+        let fixture = try EmulatorFixture()
+        let url = fixture.url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        #expect(try await Self.client(fixture, url: url).sendAlert(title: "t", body: "b", to: token).isDelivered)
+    }
+
+    @Test func aMissingCAFileIsAConfigurationError() throws {
+        let fixture = try EmulatorFixture()
+        #expect(throws: APNsConfigurationError.self) { _ = try Self.client(fixture, caFile: "/nonexistent/ca.pem") }
+    }
+
+    @Test func cleartextH2WithPriorKnowledge() async throws {
+        let fixture = try EmulatorFixture { $0.h2c = true }
+        #expect(fixture.url.hasPrefix("http://"))
+        #expect(try await Self.client(fixture).sendAlert(title: "t", body: "b", to: token).isDelivered)
+    }
+
+    @Test func ipv6Loopback() async throws {
+        let fixture = try EmulatorFixture { $0.host = "::1" }
+        #expect(try await Self.client(fixture).sendAlert(title: "t", body: "b", to: token).isDelivered)
+    }
+
+    @Test func theServersStreamLimitIsHonouredAndSpreadOverConnections() async throws {
+        // One stream until a first success, then 5: 40 requests in flight need queueing and a second connection.
+        let fixture = try EmulatorFixture { $0.raisedStreamLimit = 5 }
+        let client = try Self.client(fixture) { $0.maxConnections = 2 }
+        var delivered = 0
+        for await result in client.send((0..<200).map { _ in APNsNotification(token: token, payload: .alert(title: "t", body: "b")) }, maxInFlight: 40) {
+            if result.outcome.isDelivered { delivered += 1 }
+        }
+        #expect(delivered == 200)
+        #expect(fixture.emulator.state.counters.connectionsOpened == 2)
+    }
+
+    @Test func anAnswerThatNeverComesTimesOut() async throws {
+        let fixture = try EmulatorFixture { $0.faults.latencyMilliseconds = 5_000 }
+        let client = try Self.client(fixture) { $0.timeout = .milliseconds(300) }
+        let failure = await client.sendAlert(title: "t", body: "b", to: token).failure
+        #expect(failure?.detail?.contains("no answer within") == true && failure?.classification == .retryable, "\(String(describing: failure))")
+    }
+}
