@@ -81,13 +81,17 @@ public struct PushTokenError: Error, Hashable, Sendable, CustomStringConvertible
 extension Data {
     /// Lowercase hex, two digits a byte.
     public func hexEncodedString() -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        let digits: StaticString = "0123456789abcdef"
+        return withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+                digits.withUTF8Buffer { digit in
+                    for (index, byte) in bytes.enumerated() {
+                        out[2 * index] = digit[Int(byte >> 4)]
+                        out[2 * index + 1] = digit[Int(byte & 0x0f)]
+                    }
+                }
+                return bytes.count * 2
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
