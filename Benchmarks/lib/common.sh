@@ -28,9 +28,10 @@ start_emulator() {
 }
 
 # start_nginx: nginx over TLS h2 answering 200 to POST /3/device/*, with the emulator's certificate.
-# It echoes apns-id as APNs does, and proxies to a second nginx block so the request body is read before the answer: answering
-# early and resetting the upload (what a bare `return 200` does) is not what APNs does, and
-# libcurl 7.88 sometimes stalls such streams.
+# It echoes apns-id as APNs does, and proxies to a second nginx block so the request body is read
+# before the answer: answering early and resetting the upload (what a bare `return 200` does) is
+# not what APNs does. The upstream keeps enough idle connections and a long enough backlog that
+# hundreds of concurrent streams never wait on new TCP connections.
 start_nginx() {
   command -v nginx >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
   nginx_port=$(free_port)

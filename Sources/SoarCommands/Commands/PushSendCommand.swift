@@ -177,9 +177,13 @@ struct PushSendCommand: Command {
             data = contents
         }
         func blank(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 13 }
-        return data.split(separator: 10).compactMap { line in
-            let trimmed = line.drop(while: blank).reversed().drop(while: blank).reversed()
-            return trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") ? nil : String(decoding: trimmed, as: UTF8.self)
+        return data.withUnsafeBytes { bytes in
+            bytes.split(separator: 10).compactMap { line in
+                guard let first = line.firstIndex(where: { !blank($0) }), let last = line.lastIndex(where: { !blank($0) }),
+                    line[first] != UInt8(ascii: "#")
+                else { return nil }
+                return String(decoding: line[first...last], as: UTF8.self)
+            }
         }
     }
 }
