@@ -122,6 +122,26 @@ import Testing
         #expect(try await APNsClient(configuration).sendAlert(title: "t", body: "b", to: token).isDelivered)
     }
 
+    @Test func certificateAuthenticationWithAPasswordProtectedPKCS12() async throws {
+        let clientCA = try CertificateAuthority.generate(commonName: "client CA")
+        let dir = TemporaryDirectory()
+        let fixture = try EmulatorFixture { $0.clientCAFile = try? dir.write("client-ca.pem", clientCA.certificatePEM) }
+        let issued = try clientCA.issueClient(commonName: EmulatorFixture.topic)
+        let cert = try dir.write("client.pem", issued.certificatePEM)
+        let key = try dir.write("client-key.pem", try issued.key.privatePEM())
+        let p12 = dir.path + "/client.p12"
+        let export = try ProcessRunner.run("openssl", ["pkcs12", "-export", "-in", cert, "-inkey", key, "-out", p12, "-passout", "pass:s3cret"])
+        #expect(export.status == 0, "\(export.stderr)")
+        func configuration(password: String) -> APNsConfiguration {
+            var configuration = APNsConfiguration(credentials: .certificate(.init(certificateFile: p12, password: password)), environment: .custom(url: fixture.url), bundleID: EmulatorFixture.topic)
+            configuration.caFile = fixture.caFile
+            return configuration
+        }
+        #expect(try await APNsClient(configuration(password: "s3cret")).sendAlert(title: "t", body: "b", to: token).isDelivered)
+        #expect(fixture.emulator.state.deliveries.count == 1)
+        #expect { _ = try APNsClient(configuration(password: "wrong")) } throws: { "\($0)".contains("wrong password") }
+    }
+
     @Test func unreachableServerIsARetryableConnectionFailure() async throws {
         var configuration = APNsConfiguration(credentials: .token(teamID: "T", keyID: "K", key: try P256Key.generate()), environment: .custom(url: "https://127.0.0.1:1"), bundleID: "b")
         configuration.retry = RetryPolicy(maxRetries: 1, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1))

@@ -115,7 +115,7 @@ final class H2Transport: Transport, @unchecked Sendable {
     private func run() {
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while running.load(ordering: .acquiring) {
-            let count = epoll_wait(epoll, &events, Int32(events.count), connections.isEmpty && queue.isEmpty ? -1 : 100)
+            let count = epoll_wait(epoll, &events, Int32(events.count), waitMilliseconds())
             let now = Self.now()
             for index in 0..<max(0, Int(count)) {
                 let fd = events[index].data.fd
@@ -206,6 +206,16 @@ final class H2Transport: Transport, @unchecked Sendable {
             queue[queueHead].completion(.failure(lastFailure ?? "no connection to \(endpoint.authority) within \(options.timeout)"))
             queueHead += 1
         }
+    }
+
+    /// How long the loop may sleep: a tenth of a second while anything is in flight or coming up
+    /// (for timeouts), a quarter of the PING interval while connections idle, forever without any.
+    private func waitMilliseconds() -> Int32 {
+        if queueHead < queue.count || connections.values.contains(where: { !$0.streams.isEmpty || $0.state != .ready || $0.pingSentAt != nil }) {
+            return 100
+        }
+        if connections.isEmpty { return -1 }
+        return Int32(clamping: max(100, min(options.pingInterval.milliseconds, options.timeout.milliseconds) / 4))
     }
 
     private func connect(now: UInt64) {
