@@ -28,6 +28,8 @@ final class ClientConnection {
     let openedAt: UInt64
     private var outbound: [UInt8] = []
     private(set) var wantsWrite = true
+    /// What epoll was last told: EPOLLOUT is asked for while connecting and while writes wait.
+    var watchedForWrite = true
 
     init(fd: Int32, transport: H2Transport, now: UInt64) {
         self.fd = fd
@@ -67,7 +69,12 @@ final class ClientConnection {
             case .done:
                 guard tls.negotiatedProtocol == "h2" else { return "the server at \(transport.endpoint.authority) does not speak HTTP/2 (ALPN h2)" }
                 state = .ready
-            case .wantRead, .wantWrite: return nil
+            case .wantRead:
+                wantsWrite = false
+                return nil
+            case .wantWrite:
+                wantsWrite = true
+                return nil
             case .closed: return "the server closed the connection during the TLS handshake"
             case .failed(let reason): return "TLS handshake with \(transport.endpoint.authority) failed: \(reason)"
             }
@@ -160,6 +167,9 @@ final class ClientConnection {
 
     // MARK: - Requests
 
+    /// Headers whose values change with every notification.
+    static let uniqueHeaders: Set<String> = [":path", "apns-id"]
+
     /// Queues `stream` as an HTTP/2 POST; false when nghttp2 refused it.
     func open(_ stream: ClientStream) -> Bool {
         guard let session else { return false }
@@ -168,7 +178,7 @@ final class ClientConnection {
         headers += stream.request.headers
         headers.append(("content-length", String(stream.request.body.count)))
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readRequestBody)
-        let id = withHeaderBlock(headers) { nva, count in nghttp2_submit_request(session, nil, nva, count, &provider, nil) }
+        let id = withHeaderBlock(headers, unique: Self.uniqueHeaders) { nva, count in nghttp2_submit_request(session, nil, nva, count, &provider, nil) }
         guard id > 0 else { return false }
         streams[id] = stream
         return true

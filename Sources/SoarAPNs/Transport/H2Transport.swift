@@ -139,10 +139,11 @@ final class H2Transport: Transport, @unchecked Sendable {
                 sweep(now: now)
             }
             schedule(now: now)
-            for connection in connections.values where connection.state == .ready {
+            for connection in connections.values where connection.state != .connecting {
                 if let failure = connection.flush() {
                     close(connection, because: failure)
-                } else {
+                } else if connection.wantsWrite != connection.watchedForWrite {
+                    connection.watchedForWrite = connection.wantsWrite
                     watch(connection.fd, writable: connection.wantsWrite, add: false)
                 }
             }
