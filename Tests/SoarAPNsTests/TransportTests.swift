@@ -52,6 +52,16 @@ import Testing
         #expect(try await Self.client(fixture, url: url).sendAlert(title: "t", body: "b", to: token).isDelivered)
     }
 
+    @Test func aServerWithoutHTTP2IsRefusedWithTheReason() async throws {
+        let fixture = try EmulatorFixture()
+        let peer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Peers/tls_http1_server.py").path
+        let server = try BackgroundProcess("/usr/bin/env", ["python3", peer, fixture.files.certificateFile, fixture.files.keyFile])
+        defer { server.stop() }
+        let port = try #require(server.readLine())
+        let failure = try await Self.client(fixture, url: "https://127.0.0.1:\(port)").sendAlert(title: "t", body: "b", to: token).failure
+        #expect(failure?.detail?.contains("does not speak HTTP/2") == true, "\(String(describing: failure))")
+    }
+
     @Test func aMissingCAFileIsAConfigurationError() throws {
         let fixture = try EmulatorFixture()
         #expect(throws: APNsConfigurationError.self) { _ = try Self.client(fixture, caFile: "/nonexistent/ca.pem") }

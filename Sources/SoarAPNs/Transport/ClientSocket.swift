@@ -11,7 +11,7 @@ enum ClientSocket {
     static func connect(host: String, port: UInt16) throws(APNsConfigurationError) -> Int32 {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
+        hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG  // no IPv6 addresses on a host without IPv6
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let list else { throw .init("cannot resolve \(host): \(String(cString: gai_strerror(status)))") }
