@@ -35,7 +35,7 @@ let package = Package(
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
         .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarTesting"]),
-        .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarTesting"]),
+        .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(

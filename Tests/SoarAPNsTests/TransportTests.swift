@@ -2,6 +2,7 @@ import Foundation
 import SoarCore
 import SoarCrypto
 import SoarEmulator
+import SoarHTTP2
 import SoarTesting
 import Testing
 
@@ -95,5 +96,24 @@ import Testing
         let client = try Self.client(fixture) { $0.timeout = .milliseconds(300) }
         let failure = await client.sendAlert(title: "t", body: "b", to: token).failure
         #expect(failure?.detail?.contains("no answer within") == true && failure?.classification == .retryable, "\(String(describing: failure))")
+    }
+}
+
+/// A write to a closed socket on an event-loop thread fails with EPIPE instead of killing the process.
+@Suite struct BrokenPipeTests {
+    @Test func aWriteToAClosedPeerFailsWithEPIPE() async {
+        let result: (Int, Int32) = await withCheckedContinuation { continuation in
+            Thread {
+                blockBrokenPipeSignal()
+                var pair: [Int32] = [0, 0]
+                socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair)
+                close(pair[1])
+                let written = write(pair[0], "x", 1)
+                let error = errno
+                close(pair[0])
+                continuation.resume(returning: (written, error))
+            }.start()
+        }
+        #expect(result.0 == -1 && result.1 == EPIPE)
     }
 }

@@ -2,6 +2,7 @@ import CLinux
 import CNghttp2
 import Foundation
 import SoarCrypto
+import SoarHTTP2
 import Synchronization
 
 #if canImport(Glibc)
@@ -65,6 +66,7 @@ final class H2Transport: Transport, @unchecked Sendable {
         callbacks = makeClientCallbacks()
         watch(wake, writable: false, add: true)
         let thread = Thread { [self] in
+            blockBrokenPipeSignal()
             loopThread.store(pthread_self(), ordering: .relaxed)
             run()
         }

@@ -3,6 +3,7 @@ import CNghttp2
 import Foundation
 import SoarCrypto
 import SoarHTTP
+import SoarHTTP2
 import Synchronization
 
 #if canImport(Glibc)
@@ -42,7 +43,10 @@ final class H2Server: @unchecked Sendable {
         guard epoll >= 0, wake >= 0 else { throw EmulatorError("cannot create epoll: \(String(cString: strerror(errno)))") }
         watch(wake, writable: false, add: true)
         try openListener()
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            blockBrokenPipeSignal()
+            run()
+        }
         thread.name = "soar-emulator-h2"
         self.thread = thread
         thread.start()
