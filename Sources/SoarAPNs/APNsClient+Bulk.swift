@@ -34,7 +34,12 @@ extension APNsClient {
 }
 
 /// The state of one bulk send; `pump` runs from the caller and from each completion.
-private final class BulkSend<Iterator: IteratorProtocol>: @unchecked Sendable where Iterator.Element == APNsNotification {
+/// What a completion calls back: not generic, so the closure carries no iterator metatype.
+private protocol BulkCompletion: AnyObject, Sendable {
+    func finish(_ index: Int, _ notification: APNsNotification, _ outcome: APNsOutcome, pumping: Bool)
+}
+
+private final class BulkSend<Iterator: IteratorProtocol>: BulkCompletion, @unchecked Sendable where Iterator.Element == APNsNotification {
     private struct State {
         var iterator: Iterator
         var next = 0
@@ -75,7 +80,8 @@ private final class BulkSend<Iterator: IteratorProtocol>: @unchecked Sendable wh
             guard let (index, notification) = taken else { break }
             do {
                 let request = try APNsRequest(notification, bundleID: client.configuration.bundleID)
-                client.dispatch(request, attempt: 1) { [self] outcome in finish(index, notification, outcome) }
+                let completion: any BulkCompletion = self
+                client.dispatch(request, attempt: 1) { outcome in completion.finish(index, notification, outcome, pumping: true) }
             } catch {
                 finish(index, notification, .failed(.invalidRequest(error)), pumping: false)
             }
@@ -95,7 +101,7 @@ private final class BulkSend<Iterator: IteratorProtocol>: @unchecked Sendable wh
         return body(&state)
     }
 
-    private func finish(_ index: Int, _ notification: APNsNotification, _ outcome: APNsOutcome, pumping: Bool = true) {
+    func finish(_ index: Int, _ notification: APNsNotification, _ outcome: APNsOutcome, pumping: Bool) {
         deliver(APNsResult(index: index, notification: notification, outcome: outcome))
         locked { $0.inFlight -= 1 }
         if pumping { pump() }

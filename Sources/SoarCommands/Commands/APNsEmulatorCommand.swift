@@ -151,7 +151,7 @@ struct APNsEmulatorCommand: Command {
                 console.flush()
             }
         }
-        if !FileManager.default.fileExists(atPath: logFile) { FileManager.default.createFile(atPath: logFile, contents: nil) }
+        if !FileManager.default.fileExists(atPath: logFile) { _ = FileManager.default.createFile(atPath: logFile, contents: nil) }
         guard let handle = FileHandle(forWritingAtPath: logFile) else { throw .configuration("cannot write \(logFile)") }
         handle.seekToEndOfFile()
         return { handle.write(Data(($0 + "\n").utf8)) }
