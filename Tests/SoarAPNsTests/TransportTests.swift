@@ -4,6 +4,7 @@ import SoarCrypto
 import SoarEmulator
 import SoarHTTP2
 import SoarTesting
+import Synchronization
 import Testing
 
 @testable import SoarAPNs
@@ -89,6 +90,18 @@ import Testing
         }
         #expect(delivered == 200)
         #expect(fixture.emulator.state.counters.connectionsOpened == 2)
+    }
+
+    @Test func shuttingDownFromACompletionOnTheTransportsThreadReturns() async throws {
+        let fixture = try EmulatorFixture()
+        let client = try Self.client(fixture)
+        let outcomes = Mutex<[Bool]>([])
+        let notifications = (0..<3).map { _ in APNsNotification(token: token, payload: .alert(title: "t", body: "b")) }
+        await client.send(notifications, maxInFlight: 1) { result in
+            outcomes.withLock { $0.append(result.outcome.isDelivered) }
+            client.shutdown()  // on the loop's thread: must not wait for the loop to end
+        }
+        #expect(outcomes.withLock { $0 } == [true, false, false])
     }
 
     @Test func anAnswerThatNeverComesTimesOut() async throws {

@@ -94,8 +94,12 @@ final class H2Transport: Transport, @unchecked Sendable {
     }
 
     /// Fails what is still queued or in flight, closes the connections and stops the thread.
+    ///
+    /// From the loop's own thread (a completion that drops the last reference to the client) it
+    /// only asks the loop to end after this turn, since waiting there would never return.
     func shutdown() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        guard pthread_self() != loopThread.load(ordering: .relaxed) else { return }
         var one: UInt64 = 1
         _ = Glibc.write(wake, &one, 8)
         finished.wait()
@@ -206,7 +210,8 @@ final class H2Transport: Transport, @unchecked Sendable {
         }
         // Requests that waited for a connection longer than their timeout fail rather than wait forever.
         while queueHead < queue.count, queue[queueHead].deadline <= now {
-            queue[queueHead].completion(.failure(lastFailure ?? "no connection to \(endpoint.authority) within \(options.timeout)"))
+            let up = connections.values.contains { $0.settingsReceived }
+            queue[queueHead].completion(.failure(!up ? lastFailure ?? "no connection to \(endpoint.authority) within \(options.timeout)" : "no free stream within \(options.timeout)"))
             queueHead += 1
         }
     }
