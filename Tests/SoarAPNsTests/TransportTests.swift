@@ -104,6 +104,33 @@ import Testing
         #expect(outcomes.withLock { $0 } == [true, false, false])
     }
 
+    @Test func whenTheFirstAddressRefusesTheNextIsTried() async throws {
+        let fixture = try EmulatorFixture()
+        var options = H2Transport.Options(caFile: fixture.caFile)
+        let port = fixture.emulator.port
+        options.resolver = { _, _ throws(APNsConfigurationError) in
+            try ClientSocket.resolve(host: "::1", port: 1) + ClientSocket.resolve(host: "127.0.0.1", port: port)
+        }
+        let transport = try H2Transport(baseURL: "https://localhost:\(port)", options: options)
+        var configuration = APNsConfiguration(
+            credentials: .token(teamID: fixture.teamID, keyID: fixture.keyID, key: fixture.key),
+            environment: .custom(url: "https://localhost:\(port)"), bundleID: EmulatorFixture.topic)
+        configuration.retry = .none
+        let client = APNsClient(configuration, transport: transport)
+        #expect(await client.sendAlert(title: "t", body: "b", to: token).isDelivered)
+    }
+
+    @Test func aNameThatDoesNotResolveFailsWithTheResolversAnswer() async throws {
+        // The resolver is handed in: tests send nothing past loopback, DNS queries included.
+        var options = H2Transport.Options()
+        options.resolver = { host, _ throws(APNsConfigurationError) in throw .init("cannot resolve \(host): Name or service not known") }
+        var configuration = APNsConfiguration(credentials: .token(teamID: "T", keyID: "K", key: try P256Key.generate()), environment: .custom(url: "https://apns.example"), bundleID: "b")
+        configuration.retry = .none
+        let client = APNsClient(configuration, transport: try H2Transport(baseURL: configuration.environment.baseURL, options: options))
+        let failure = await client.sendAlert(title: "t", body: "b", to: token).failure
+        #expect(failure?.detail == "cannot resolve apns.example: Name or service not known" && failure?.classification == .retryable)
+    }
+
     @Test func anAnswerThatNeverComesTimesOut() async throws {
         let fixture = try EmulatorFixture { $0.faults.latencyMilliseconds = 5_000 }
         let client = try Self.client(fixture) { $0.timeout = .milliseconds(300) }

@@ -26,14 +26,17 @@ final class ClientConnection {
     var lastActivity: UInt64
     var pingSentAt: UInt64?
     let openedAt: UInt64
+    /// The host's other addresses, tried in turn if this one fails before the connection is up.
+    let fallbacks: [ResolvedAddress]
     private var outbound: [UInt8] = []
     private(set) var wantsWrite = true
     /// What epoll was last told: EPOLLOUT is asked for while connecting and while writes wait.
     var watchedForWrite = true
 
-    init(fd: Int32, transport: H2Transport, now: UInt64) {
+    init(fd: Int32, transport: H2Transport, now: UInt64, fallbacks: [ResolvedAddress]) {
         self.fd = fd
         self.transport = transport
+        self.fallbacks = fallbacks
         lastActivity = now
         openedAt = now
     }

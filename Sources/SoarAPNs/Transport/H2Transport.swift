@@ -25,6 +25,8 @@ final class H2Transport: Transport, @unchecked Sendable {
         var maxStreamsPerConnection = 1000
         var timeout: Duration = .seconds(30)
         var pingInterval: Duration = .seconds(60)
+        /// Host name to addresses; tests hand in their own.
+        var resolver: @Sendable (String, UInt16) throws(APNsConfigurationError) -> [ResolvedAddress] = ClientSocket.resolve
     }
 
     let endpoint: Endpoint
@@ -46,6 +48,8 @@ final class H2Transport: Transport, @unchecked Sendable {
     private var connections: [Int32: ClientConnection] = [:]
     private var lastSweep: UInt64 = 0
     private var lastFailure: String?
+    private var resolving = false
+    private let resolved = Mutex<Result<[ResolvedAddress], APNsConfigurationError>?>(nil)
 
     init(baseURL: String, options: Options) throws(APNsConfigurationError) {
         guard let endpoint = Endpoint(baseURL: baseURL) else { throw .init("not an https:// or http:// URL with a host: \(baseURL)") }
@@ -140,6 +144,7 @@ final class H2Transport: Transport, @unchecked Sendable {
             }
             let arrived = incoming.withLock { queue in defer { queue.removeAll(keepingCapacity: true) }; return queue }
             for (request, deadline, completion) in arrived { queue.append(ClientStream(request, deadline: deadline, completion: completion)) }
+            takeResolved(now: now)
             if now - lastSweep >= 100 {
                 lastSweep = now
                 sweep(now: now)
@@ -166,7 +171,7 @@ final class H2Transport: Transport, @unchecked Sendable {
     private func schedule(now: UInt64) {
         while queueHead < queue.count {
             guard let connection = connections.values.first(where: { $0.capacity > 0 }) else {
-                let opening = connections.values.contains { $0.state != .ready || !$0.settingsReceived }
+                let opening = resolving || connections.values.contains { $0.state != .ready || !$0.settingsReceived }
                 if !opening && connections.count < options.maxConnections { connect(now: now) }
                 break
             }
@@ -222,21 +227,51 @@ final class H2Transport: Transport, @unchecked Sendable {
         if queueHead < queue.count || connections.values.contains(where: { !$0.streams.isEmpty || $0.state != .ready || $0.pingSentAt != nil }) {
             return 100
         }
-        if connections.isEmpty { return -1 }
+        if connections.isEmpty && !resolving { return -1 }
         return Int32(clamping: max(100, min(options.pingInterval.milliseconds, options.timeout.milliseconds) / 4))
     }
 
+    /// Starts a new connection. A host name is resolved on another thread, so a slow resolver
+    /// never holds up the connections already open; the answer comes back through `resolved`.
     private func connect(now: UInt64) {
-        let fd: Int32
-        do {
-            fd = try ClientSocket.connect(host: endpoint.host, port: endpoint.port)
-        } catch {
-            failQueued(error.description)
-            return
+        guard !resolving else { return }
+        resolving = true
+        let (resolver, host, port) = (options.resolver, endpoint.host, endpoint.port)
+        DispatchQueue.global().async { [self] in
+            let result = Result { () throws(APNsConfigurationError) in try resolver(host, port) }
+            resolved.withLock { $0 = result }
+            var one: UInt64 = 1
+            _ = Glibc.write(wake, &one, 8)
         }
-        let connection = ClientConnection(fd: fd, transport: self, now: now)
-        connections[fd] = connection
-        watch(fd, writable: true, add: true)
+    }
+
+    /// Takes the resolver's answer, if one came, and connects to its first address that starts.
+    private func takeResolved(now: UInt64) {
+        guard let result = resolved.withLock({ slot in defer { slot = nil }; return slot }) else { return }
+        resolving = false
+        switch result {
+        case .success(let addresses): open(addresses, now: now)
+        case .failure(let error): failQueued(error.description)
+        }
+    }
+
+    /// Connects to the first of `addresses` that accepts a connect; the rest stay with the
+    /// connection, to be tried in turn if it fails before it is up.
+    private func open(_ addresses: [ResolvedAddress], now: UInt64) {
+        var rest = addresses[...]
+        var problem = "no address"
+        while let address = rest.popFirst() {
+            switch ClientSocket.connect(address) {
+            case .success(let fd):
+                let connection = ClientConnection(fd: fd, transport: self, now: now, fallbacks: Array(rest))
+                connections[fd] = connection
+                watch(fd, writable: true, add: true)
+                return
+            case .failure(let error):
+                problem = error.description
+            }
+        }
+        failQueued("cannot connect to \(endpoint.authority): \(problem)")
     }
 
     /// Ends a connection. Streams that never left are queued again; those that did fail, since the
@@ -250,7 +285,11 @@ final class H2Transport: Transport, @unchecked Sendable {
         }
         if !wasUp {
             lastFailure = reason
-            if connections.isEmpty { failQueued(reason) }
+            if requeue && !connection.fallbacks.isEmpty {
+                open(connection.fallbacks, now: Self.now())
+            } else if connections.isEmpty && !resolving {
+                failQueued(reason)
+            }
         }
     }
 
