@@ -17,7 +17,9 @@ final class ClientConnection {
     unowned let transport: H2Transport
     private(set) var state: State = .connecting
     private var tls: TLSSession?
-    private(set) var session: OpaquePointer?
+    /// The socket and its session, once connected.
+    private var wire: H2Wire?
+    var session: OpaquePointer? { wire?.session }
     var streams: [Int32: ClientStream] = [:]
     /// The server's first SETTINGS has come, so its stream limit is known.
     var settingsReceived = false
@@ -28,7 +30,6 @@ final class ClientConnection {
     let openedAt: UInt64
     /// The host's other addresses, tried in turn if this one fails before the connection is up.
     let fallbacks: [ResolvedAddress]
-    private var outbound: [UInt8] = []
     private(set) var wantsWrite = true
     /// What epoll was last told: EPOLLOUT is asked for while connecting and while writes wait.
     var watchedForWrite = true
@@ -42,7 +43,7 @@ final class ClientConnection {
     }
 
     deinit {
-        if let session { nghttp2_session_del(session) }
+        if let session = wire?.session { nghttp2_session_del(session) }
         Glibc.close(fd)
     }
 
@@ -98,74 +99,41 @@ final class ClientConnection {
             state = .ready
         }
         var created: OpaquePointer?
-        guard nghttp2_session_client_new(&created, transport.callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0 else {
+        guard nghttp2_session_client_new(&created, transport.callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0, let created else {
             return "nghttp2 could not create a session"
         }
-        session = created
+        wire = H2Wire(fd: fd, tls: tls, session: created)
         // No server push; a window large enough that answers never wait on WINDOW_UPDATE.
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
-        nghttp2_submit_settings(session, 0, &settings, settings.count)
+        nghttp2_submit_settings(created, 0, &settings, settings.count)
         return nil
     }
 
     private func read(now: UInt64) -> String? {
-        guard state == .ready, let session else { return nil }
-        while true {
-            let step: TLSSession.Step = transport.readBuffer.withUnsafeMutableBytes { buffer in
-                if let tls { return tls.read(into: buffer) }
-                let n = recv(fd, buffer.baseAddress, buffer.count, 0)
-                if n > 0 { return .done(n) }
-                if n == 0 { return .closed }
-                return errno == EAGAIN || errno == EWOULDBLOCK ? .wantRead : .failed(String(cString: strerror(errno)))
-            }
-            switch step {
-            case .done(let count):
-                lastActivity = now
-                let consumed = transport.readBuffer.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, count) }
-                if consumed < 0 { return "HTTP/2 protocol error from the server: \(String(cString: nghttp2_strerror(Int32(consumed))))" }
-            case .wantRead, .wantWrite: return nil
-            case .closed: return "the server closed the connection"
-            case .failed(let reason): return "connection lost: \(reason)"
-            }
-        }
+        guard state == .ready, let wire else { return nil }
+        lastActivity = now
+        return wire.receive(using: &transport.readBuffer).map(Self.describe)
     }
 
-    /// Moves nghttp2's output to the socket in as few writes as it can. Returns an error once the
-    /// connection has failed, or when it has nothing left to do after GOAWAY.
+    /// Moves nghttp2's output to the socket. Returns an error once the connection has failed, or
+    /// when it has nothing left to do after GOAWAY.
     func flush() -> String? {
-        guard state == .ready, let session else { return nil }
-        while true {
-            var chunk: UnsafePointer<UInt8>?
-            let length = nghttp2_session_mem_send(session, &chunk)
-            if length < 0 { return "HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(length))))" }
-            guard length > 0, let chunk else { break }
-            outbound.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
+        guard state == .ready, let wire else { return nil }
+        if let end = wire.send() { return Self.describe(end) }
+        wantsWrite = wire.hasPendingOutput
+        if goingAway && streams.isEmpty && !wantsWrite { return "the server sent GOAWAY" }
+        return wire.isFinished ? "the HTTP/2 session ended" : nil
+    }
+
+    private static func describe(_ end: H2Wire.End) -> String {
+        switch end {
+        case .closed: "the server closed the connection"
+        case .failed(let reason): "connection lost: \(reason)"
+        case .protocolError(let reason): "HTTP/2 protocol error: \(reason)"
         }
-        var sent = 0
-        while sent < outbound.count {
-            let step: TLSSession.Step = outbound.withUnsafeBytes { raw in
-                let rest = UnsafeRawBufferPointer(rebasing: raw[sent...])
-                if let tls { return tls.write(rest) }
-                let n = send(fd, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
-                if n >= 0 { return .done(n) }
-                return errno == EAGAIN || errno == EWOULDBLOCK ? .wantWrite : .failed(String(cString: strerror(errno)))
-            }
-            guard case .done(let n) = step else {
-                if case .failed(let reason) = step { return "connection lost: \(reason)" }
-                break
-            }
-            sent += n
-        }
-        outbound.removeFirst(sent)
-        wantsWrite = !outbound.isEmpty
-        if goingAway && streams.isEmpty && outbound.isEmpty { return "the server sent GOAWAY" }
-        if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 && outbound.isEmpty {
-            return "the HTTP/2 session ended"
-        }
-        return nil
     }
 
     // MARK: - Requests
@@ -204,6 +172,7 @@ final class ClientConnection {
     /// Marks the connection closed and hands back the streams it still held.
     func close() -> [ClientStream] {
         state = .closed
+        wire?.isClosed = true
         let left = Array(streams.values)
         streams.removeAll()
         return left

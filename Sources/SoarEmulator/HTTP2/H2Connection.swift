@@ -12,11 +12,12 @@ final class H2Connection {
     let fd: Int32
     let tls: TLSSession?
     unowned let server: H2Server
-    var session: OpaquePointer?
+    /// The socket and the session, once started.
+    private(set) var wire: H2Wire?
+    var session: OpaquePointer? { wire?.session }
     var handshaking: Bool
     var streams: [Int32: APNsRequest] = [:]
     var responseBodies: [Int32: (data: Data, offset: Int)] = [:]
-    var outbound: [UInt8] = []
     var auth = ConnectionAuth()
     var streamsSeen = 0
     var limitRaised = false
@@ -41,15 +42,15 @@ final class H2Connection {
     /// accepted request, as APNs does.
     func start() -> Bool {
         var created: OpaquePointer?
-        guard nghttp2_session_server_new(&created, server.callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0 else {
+        guard nghttp2_session_server_new(&created, server.callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0, let created else {
             return false
         }
-        session = created
+        wire = H2Wire(fd: fd, tls: tls, session: created)
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: server.handler.initialStreamLimit),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(Self.maxHeaderBytes)),
         ]
-        return nghttp2_submit_settings(session, 0, &settings, settings.count) == 0
+        return nghttp2_submit_settings(created, 0, &settings, settings.count) == 0
     }
 
     deinit {

@@ -163,72 +163,39 @@ final class H2Server: @unchecked Sendable {
             handshake(connection)
             if connection.handshaking || connection.closed { return }
         }
-        while !connection.closed {
-            let step: TLSSession.Step = readBuffer.withUnsafeMutableBytes { buffer in
-                if let tls = connection.tls { return tls.read(into: buffer) }
-                let n = recv(connection.fd, buffer.baseAddress, buffer.count, 0)
-                if n > 0 { return .done(n) }
-                if n == 0 { return .closed }
-                return errno == EAGAIN || errno == EWOULDBLOCK ? .wantRead : .failed(String(cString: strerror(errno)))
-            }
-            switch step {
-            case .done(let count):
-                let consumed = readBuffer.withUnsafeBufferPointer { nghttp2_session_mem_recv(connection.session, $0.baseAddress, count) }
-                if consumed < 0 {
-                    // A protocol error: nghttp2 has queued GOAWAY where it could; send it and end.
-                    nghttp2_session_terminate_session(connection.session, NGHTTP2_PROTOCOL_ERROR.rawValue)
-                    flush(connection)
-                    close(connection)
-                    return
-                }
-            case .wantRead, .wantWrite:
-                flush(connection)
-                return
-            case .closed, .failed:
-                close(connection)
-                return
-            }
+        guard let wire = connection.wire else { return }
+        switch wire.receive(using: &readBuffer) {
+        case nil:
+            flush(connection)
+        case .protocolError?:
+            // nghttp2 has queued GOAWAY where it could; send it and end.
+            nghttp2_session_terminate_session(wire.session, NGHTTP2_PROTOCOL_ERROR.rawValue)
+            flush(connection)
+            close(connection)
+        case .closed?, .failed?:
+            close(connection)
         }
     }
 
     /// Moves nghttp2's output to the socket; closes the connection once neither side wants more.
     func flush(_ connection: H2Connection) {
-        guard !connection.closed, !connection.handshaking, let session = connection.session else { return }
-        while true {
-            var chunk: UnsafePointer<UInt8>?
-            let length = nghttp2_session_mem_send(session, &chunk)
-            guard length > 0, let chunk else { break }
-            connection.outbound.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
+        guard !connection.closed, !connection.handshaking, let wire = connection.wire else { return }
+        if wire.send() != nil {
+            close(connection)
+            return
         }
-        var sent = 0
-        while sent < connection.outbound.count {
-            let step: TLSSession.Step = connection.outbound.withUnsafeBytes { raw in
-                let rest = UnsafeRawBufferPointer(rebasing: raw[sent...])
-                if let tls = connection.tls { return tls.write(rest) }
-                let n = send(connection.fd, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
-                if n >= 0 { return .done(n) }
-                return errno == EAGAIN || errno == EWOULDBLOCK ? .wantWrite : .failed(String(cString: strerror(errno)))
-            }
-            guard case .done(let n) = step else {
-                if case .failed = step { close(connection); return }
-                break
-            }
-            sent += n
-        }
-        connection.outbound.removeFirst(sent)
-        let pending = !connection.outbound.isEmpty
+        let pending = wire.hasPendingOutput
         if pending != connection.wantsWrite {
             connection.wantsWrite = pending
             watch(connection.fd, writable: pending, add: false)
         }
-        if !pending && nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
-            close(connection)
-        }
+        if wire.isFinished { close(connection) }
     }
 
     func close(_ connection: H2Connection) {
         guard !connection.closed else { return }
         connection.closed = true
+        connection.wire?.isClosed = true
         epoll_ctl(epoll, EPOLL_CTL_DEL, connection.fd, nil)
         Glibc.close(connection.fd)
         connections[connection.fd] = nil
