@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "SoarCore"),
         .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL"]),
         .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
-        .target(name: "SoarHTTP2", dependencies: ["CNghttp2", "SoarCrypto"]),
+        .target(name: "SoarHTTP2", dependencies: ["CNghttp2", "CLinux", "SoarCrypto"]),
         .target(name: "SoarAPNs", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP2", "CNghttp2", "CLinux"]),
         .target(name: "SoarEmulator", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarHTTP2", "CNghttp2", "CLinux"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarEmulator"]),

@@ -16,7 +16,6 @@ final class ClientConnection {
     let fd: Int32
     unowned let transport: H2Transport
     private(set) var state: State = .connecting
-    private var tls: TLSSession?
     /// The socket and its session, once connected.
     private var wire: H2Wire?
     var session: OpaquePointer? { wire?.session }
@@ -68,7 +67,7 @@ final class ClientConnection {
             if let failure = startSession() { return failure }
         }
         if state == .handshaking {
-            guard let tls else { return "no TLS session" }
+            guard let tls = wire?.tls else { return "no TLS session" }
             switch tls.handshake() {
             case .done:
                 guard tls.negotiatedProtocol == "h2" else { return "the server at \(transport.endpoint.authority) does not speak HTTP/2 (ALPN h2)" }
@@ -88,6 +87,7 @@ final class ClientConnection {
     }
 
     private func startSession() -> String? {
+        var tls: TLSSession?
         if transport.endpoint.tls {
             do {
                 tls = try transport.tlsContext?.session(socket: fd, host: transport.endpoint.host)

@@ -68,7 +68,7 @@ final class H2Transport: Transport, @unchecked Sendable {
         wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard epoll >= 0, wake >= 0 else { throw .init("cannot create epoll: \(String(cString: strerror(errno)))") }
         callbacks = makeClientCallbacks()
-        watch(wake, writable: false, add: true)
+        epollWatch(epoll, wake, writable: false, add: true)
         let thread = Thread { [self] in
             blockBrokenPipeSignal()
             loopThread.store(pthread_self(), ordering: .relaxed)
@@ -87,7 +87,7 @@ final class H2Transport: Transport, @unchecked Sendable {
 
     func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
         guard running.load(ordering: .acquiring) else { return completion(.failure("the APNs client was shut down")) }
-        let deadline = Self.now() + options.timeout.milliseconds
+        let deadline = monotonicMilliseconds() + options.timeout.milliseconds
         incoming.withLock { $0.append((request, deadline, completion)) }
         // From the loop's own thread (a completion sending the next) the loop drains the queue
         // before it waits; from elsewhere one wake-up serves every request queued before it is seen.
@@ -126,7 +126,7 @@ final class H2Transport: Transport, @unchecked Sendable {
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while running.load(ordering: .acquiring) {
             let count = epoll_wait(epoll, &events, Int32(events.count), waitMilliseconds())
-            let now = Self.now()
+            let now = monotonicMilliseconds()
             for index in 0..<max(0, Int(count)) {
                 let fd = events[index].data.fd
                 if fd == wake {
@@ -155,7 +155,7 @@ final class H2Transport: Transport, @unchecked Sendable {
                     close(connection, because: failure)
                 } else if connection.wantsWrite != connection.watchedForWrite {
                     connection.watchedForWrite = connection.wantsWrite
-                    watch(connection.fd, writable: connection.wantsWrite, add: false)
+                    epollWatch(epoll, connection.fd, writable: connection.wantsWrite, add: false)
                 }
             }
         }
@@ -265,7 +265,7 @@ final class H2Transport: Transport, @unchecked Sendable {
             case .success(let fd):
                 let connection = ClientConnection(fd: fd, transport: self, now: now, fallbacks: Array(rest))
                 connections[fd] = connection
-                watch(fd, writable: true, add: true)
+                epollWatch(epoll, fd, writable: true, add: true)
                 return
             case .failure(let error):
                 problem = error.description
@@ -286,7 +286,7 @@ final class H2Transport: Transport, @unchecked Sendable {
         if !wasUp {
             lastFailure = reason
             if requeue && !connection.fallbacks.isEmpty {
-                open(connection.fallbacks, now: Self.now())
+                open(connection.fallbacks, now: monotonicMilliseconds())
             } else if connections.isEmpty && !resolving {
                 failQueued(reason)
             }
@@ -299,20 +299,6 @@ final class H2Transport: Transport, @unchecked Sendable {
         queue.removeAll(keepingCapacity: true)
         queueHead = 0
         for stream in waiting { stream.completion(.failure(reason)) }
-    }
-
-    private func watch(_ fd: Int32, writable: Bool, add: Bool) {
-        var event = epoll_event()
-        event.events = EPOLLIN.rawValue | (writable ? EPOLLOUT.rawValue : 0)
-        event.data.fd = fd
-        epoll_ctl(epoll, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
-    }
-
-    /// Milliseconds on the monotonic clock.
-    static func now() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) * 1000 + UInt64(spec.tv_nsec) / 1_000_000
     }
 }
 

@@ -41,7 +41,7 @@ final class H2Server: @unchecked Sendable {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard epoll >= 0, wake >= 0 else { throw EmulatorError("cannot create epoll: \(String(cString: strerror(errno)))") }
-        watch(wake, writable: false, add: true)
+        epollWatch(epoll, wake, writable: false, add: true)
         try openListener()
         let thread = Thread { [self] in
             blockBrokenPipeSignal()
@@ -78,7 +78,7 @@ final class H2Server: @unchecked Sendable {
         let fd = try Socket.listen(host: host, port: port)
         listener = fd
         port = Socket.localPort(fd)
-        watch(fd, writable: false, add: true)
+        epollWatch(epoll, fd, writable: false, add: true)
     }
 
     private func closeListener() {
@@ -141,7 +141,7 @@ final class H2Server: @unchecked Sendable {
             }
             connections[fd] = connection
             handler.connectionOpened()
-            watch(fd, writable: false, add: true)
+            epollWatch(epoll, fd, writable: false, add: true)
             if session != nil { handshake(connection) } else { flush(connection) }
         }
     }
@@ -187,7 +187,7 @@ final class H2Server: @unchecked Sendable {
         let pending = wire.hasPendingOutput
         if pending != connection.wantsWrite {
             connection.wantsWrite = pending
-            watch(connection.fd, writable: pending, add: false)
+            epollWatch(epoll, connection.fd, writable: pending, add: false)
         }
         if wire.isFinished { close(connection) }
     }
@@ -205,18 +205,18 @@ final class H2Server: @unchecked Sendable {
     // MARK: - Delayed answers
 
     func schedule(_ response: HTTPResponse, connection: H2Connection, stream: Int32, after milliseconds: Int) {
-        delayed.append((Socket.nowMilliseconds() + UInt64(milliseconds), connection.id, connection.fd, stream, response))
+        delayed.append((monotonicMilliseconds() + UInt64(milliseconds), connection.id, connection.fd, stream, response))
     }
 
     private func nextTimeout() -> Int32 {
         guard let soonest = delayed.map(\.deadline).min() else { return -1 }
-        let now = Socket.nowMilliseconds()
+        let now = monotonicMilliseconds()
         return soonest <= now ? 0 : Int32(min(soonest - now, 60_000))
     }
 
     private func fireTimers() {
         guard !delayed.isEmpty else { return }
-        let now = Socket.nowMilliseconds()
+        let now = monotonicMilliseconds()
         let due = delayed.filter { $0.deadline <= now }
         delayed.removeAll { $0.deadline <= now }
         var touched: [Int32: H2Connection] = [:]
@@ -226,12 +226,5 @@ final class H2Server: @unchecked Sendable {
             touched[item.fd] = connection
         }
         for connection in touched.values { flush(connection) }
-    }
-
-    private func watch(_ fd: Int32, writable: Bool, add: Bool) {
-        var event = epoll_event()
-        event.events = EPOLLIN.rawValue | (writable ? EPOLLOUT.rawValue : 0)
-        event.data.fd = fd
-        epoll_ctl(epoll, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
     }
 }
