@@ -1,4 +1,5 @@
 import Foundation
+import SoarHTTP2
 
 #if canImport(Glibc)
     import Glibc
@@ -40,8 +41,7 @@ enum ClientSocket {
     static func connect(_ address: ResolvedAddress) -> Result<Int32, APNsConfigurationError> {
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(.init("cannot create a socket: \(String(cString: strerror(errno)))")) }
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        setNoDelay(fd)
         let started = address.bytes.withUnsafeBytes { raw in
             Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
         }

@@ -127,7 +127,7 @@ final class H2Server: @unchecked Sendable {
         while true {
             let fd = CLinux_accept(listener)
             guard fd >= 0 else { return }
-            Socket.setNoDelay(fd)
+            setNoDelay(fd)
             nextID += 1
             let session = try? tls?.session(socket: fd)
             if tls != nil && session == nil {

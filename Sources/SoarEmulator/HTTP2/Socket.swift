@@ -35,11 +35,6 @@ enum Socket {
             return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
         }
     }
-
-    static func setNoDelay(_ fd: Int32) {
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-    }
 }
 
 /// Why the emulator could not start or was misconfigured.
