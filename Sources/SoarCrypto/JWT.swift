@@ -36,7 +36,7 @@ public struct JWT: Sendable, Hashable {
     }
 
     private static func encode(_ object: [String: JSONValue]) -> String {
-        ((try? JSONCoding.encode(JSONValue.object(object))) ?? Data("{}".utf8)).base64URLEncodedString()
+        JSONValue.object(object).jsonData.base64URLEncodedString()
     }
 }
 
@@ -66,7 +66,7 @@ extension JWT {
         guard parts.count == 3 else { throw JWTError("a JWT has three dot-separated parts, this has \(parts.count)") }
         func object(_ part: Substring, _ name: String) throws(JWTError) -> [String: JSONValue] {
             guard let data = Data(base64URLEncoded: part),
-                let value = try? JSONDecoder().decode(JSONValue.self, from: data), case .object(let object) = value
+                let value = try? JSONValue.read(data), case .object(let object) = value
             else { throw JWTError("the JWT \(name) is not base64url JSON") }
             return object
         }

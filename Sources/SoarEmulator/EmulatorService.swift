@@ -24,6 +24,8 @@ final class EmulatorService: StreamHandler {
     func connectionOpened() { state.connectionOpened() }
     func connectionClosed() { state.connectionClosed() }
     func pingReceived() { state.pingReceived() }
+    func deliveryAnswered() { state.deliveryAnswered() }
+    func deliveryAnswersLost(_ count: Int) { state.deliveryAnswersLost(count) }
 
     func handle(_ request: APNsRequest, auth: inout ConnectionAuth, number: Int) -> StreamAction {
         if request.path.hasPrefix(ControlAPI.prefix) {
@@ -35,17 +37,18 @@ final class EmulatorService: StreamHandler {
         var action = StreamAction(delayMilliseconds: faults.latencyMilliseconds)
         if faults.status != nil, count % faults.every == 0 {
             state.recordRejection(faults.reason, injected: true)
-            action.response = Self.rejection(reason: faults.reason.rawValue, status: faults.reason.status, apnsID: request.header("apns-id") ?? UUID().uuidString.lowercased(), timestamp: nil)
+            action.response = Self.rejection(reason: faults.reason.rawValue, status: faults.reason.status, apnsID: request.header("apns-id") ?? RandomUUID.lowercase(), timestamp: nil)
             return action
         }
         switch validator.validate(request, auth: &auth) {
-        case .accepted(let apnsID):
+        case .accepted(let apnsID, let payload):
             let token = String(request.path.dropFirst("/3/device/".count)).lowercased()
             let headers = request.headers.filter { $0.0.hasPrefix("apns-") }
-            let delivery = Delivery(time: validator.now(), token: token, apnsID: apnsID, headers: headers, payload: request.body)
+            let delivery = Delivery(time: validator.now(), token: token, apnsID: apnsID, headers: headers, payload: payload)
             state.record(delivery)
+            action.recorded = true
             log?(delivery.jsonLine)
-            action.response = HTTPResponse(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", UUID().uuidString.lowercased())])
+            action.response = HTTPResponse(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", RandomUUID.lowercase())])
         case .rejected(let reason, let status, let apnsID, let timestamp):
             state.recordRejection(APNsReason(rawValue: reason))
             action.response = Self.rejection(reason: reason, status: status, apnsID: apnsID, timestamp: timestamp)

@@ -33,7 +33,7 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON answer with `content-type: application/json`.
     public static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
-        let body = (try? JSONCoding.encode(value)) ?? Data("null".utf8)
+        let body = value.jsonData
         return HTTPResponse(status: status, headers: [("content-type", "application/json")], body: body)
     }
 

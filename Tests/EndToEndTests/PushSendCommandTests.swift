@@ -25,7 +25,7 @@ import Testing
         #expect(lines[0].hasPrefix("delivered 00aa apns-id="))
         #expect(lines[1].hasPrefix("failed dead 410 Unregistered") && lines[1].hasSuffix("[invalid token: remove it]"))
         let delivery = try #require(fixture.emulator.state.deliveries.first)
-        let payload = try JSONSerialization.jsonObject(with: delivery.payload) as? [String: Any]
+        let payload = try JSONSerialization.jsonObject(with: delivery.payload.jsonData) as? [String: Any]
         #expect(payload?["deeplink"] as? String == "soar:///notifications")
     }
 

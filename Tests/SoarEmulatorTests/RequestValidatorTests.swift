@@ -55,7 +55,7 @@ final class ManualWallClock: Sendable {
         var auth = ConnectionAuth()
         let id = "6F1C5E1E-98B4-4C43-9A1A-2B5F1F0A8D11"
         let verdict = validator.validate(try request(headers: [("apns-id", id)]), auth: &auth)
-        #expect(verdict == .accepted(apnsID: id))
+        #expect(verdict == .accepted(apnsID: id, payload: ["aps": ["alert": "hi"]]))
     }
 
     @Test func methodAndPath() throws {
@@ -152,6 +152,20 @@ final class ManualWallClock: Sendable {
         }
         #expect(timestamp == 1_700_000_000_123)
     }
+
+    @Test func aDeliveryLineIsOneCompactJSONObjectWhateverTheBodyLooksLike() throws {
+        var auth = ConnectionAuth()
+        let pretty = "\u{FEFF}{\n  \"aps\" : { \"alert\" : \"hi\\nthere\" },\n  \"big\" : 12345678901234567890, \"f\": 1.0\n}\n"
+        guard case .accepted(let id, let payload) = validator.validate(try request(body: pretty), auth: &auth) else {
+            Issue.record("not accepted")
+            return
+        }
+        let line = Delivery(time: Date(timeIntervalSince1970: 0), token: token, apnsID: id, headers: [("apns-topic", "com.app")], payload: payload).jsonLine
+        #expect(!line.contains("\n"))
+        let object = try #require(try JSONValue.read(line).objectValue)
+        #expect(object["payload"]?.jsonText == #"{"aps":{"alert":"hi\nthere"},"big":12345678901234567890,"f":1.0}"#)
+        #expect(object["token"] == .string(token))
+    }
 }
 
 @Suite struct FaultsTests {
@@ -168,10 +182,18 @@ final class ManualWallClock: Sendable {
         #expect(faults.every == 10, "a rejected body changes nothing")
     }
 
+    @Test func everyBelowOneThroughTheLibraryMeansEveryRequest() {
+        var faults = Faults()
+        faults.every = 0
+        #expect(faults.every == 1)
+        faults.every = -5
+        #expect(faults.every == 1)
+    }
+
     @Test func keepsOnlyTheNewestDeliveries() {
         let state = EmulatorState(keep: 3)
         for index in 0..<5 {
-            state.record(Delivery(time: Date(), token: "t\(index)", apnsID: "\(index)", headers: [], payload: Data("{}".utf8)))
+            state.record(Delivery(time: Date(), token: "t\(index)", apnsID: "\(index)", headers: [], payload: [:]))
         }
         #expect(state.deliveries.map(\.token) == ["t2", "t3", "t4"])
         #expect(state.counters.accepted == 5)

@@ -41,7 +41,7 @@ public struct APNsRequest: Sendable, Equatable {
         } catch {
             throw .init(error.description)
         }
-        apnsID = (notification.apnsID ?? RandomUUID.make()).uuidString.lowercased()
+        apnsID = notification.apnsID.map(RandomUUID.text) ?? RandomUUID.lowercase()
         path = "/3/device/\(token.hex)"
         var headers = [("apns-id", apnsID), ("apns-topic", topic), ("apns-push-type", notification.pushType.rawValue)]
         let priority = notification.priority ?? (notification.pushType == .background ? .considerPower : nil)

@@ -9,7 +9,7 @@ enum ResponseMapping {
     static func outcome(status: Int, headers: [String: String], body: Data, apnsID: String, attempts: Int) -> APNsOutcome {
         let id = headers["apns-id"] ?? apnsID
         if status == 200 { return .delivered(apnsID: id, uniqueID: headers["apns-unique-id"]) }
-        let fields = (try? JSONDecoder().decode([String: JSONValue].self, from: body)) ?? [:]
+        let fields = (try? JSONValue.read(body).objectValue) ?? [:]
         let reason = fields["reason"]?.stringValue.map(APNsReason.init(rawValue:)) ?? Self.reason(forStatus: status)
         let timestamp = fields["timestamp"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }
         let detail = fields["reason"] == nil && !body.isEmpty ? String(decoding: body.prefix(200), as: UTF8.self) : nil

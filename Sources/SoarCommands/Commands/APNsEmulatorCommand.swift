@@ -8,7 +8,7 @@ struct APNsEmulatorCommand: Command {
     static let summary = "Run a local APNs look-alike (HTTP/2 + TLS) that validates, records and injects faults."
     static let options = [
         Option("--port", value: "N", help: "APNs port (default 2197; 0 picks a free one)."),
-        Option("--control-port", value: "N", help: "Control API port, plain HTTP (default 2198; 0 picks one)."),
+        Option("--control-port", value: "N", help: "Control API port, plain HTTP (default 2198, or a free one with --port 0)."),
         Option("--host", value: "IP", help: "Address to listen on (default 127.0.0.1)."),
         Option("--dir", value: "DIR", help: "Where the CA, server certificate and development key live (default .soar/emulator)."),
         Option("--cert", value: "PEM", help: "Server certificate chain instead of the generated one (with --key)."),
@@ -56,7 +56,8 @@ struct APNsEmulatorCommand: Command {
         guard arguments.positionals.isEmpty else { throw .usage("unexpected argument \(arguments.positionals[0])") }
         configuration.host = arguments.value("--host") ?? "127.0.0.1"
         configuration.port = try arguments.port("--port") ?? 2197
-        configuration.controlPort = try arguments.port("--control-port") ?? 2198
+        // A free APNs port means a free control port too, unless one is named: two emulators can run.
+        configuration.controlPort = try arguments.port("--control-port") ?? (configuration.port == 0 ? 0 : 2198)
         configuration.h2c = arguments.flag("--h2c")
         configuration.clientCAFile = arguments.value("--client-ca")
         let topics = arguments.all("--topic")

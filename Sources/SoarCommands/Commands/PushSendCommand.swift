@@ -165,7 +165,7 @@ struct PushSendCommand: Command {
             if let detail = failure.detail { object["detail"] = .string(detail) }
             if let timestamp = failure.timestamp { object["timestamp"] = .int(Int(timestamp.timeIntervalSince1970 * 1000)) }
         }
-        return String(decoding: (try? JSONCoding.encode(JSONValue.object(object))) ?? Data(), as: UTF8.self)
+        return JSONValue.object(object).jsonText
     }
 
     static func readTokens(_ file: String) throws(CommandError) -> [String] {

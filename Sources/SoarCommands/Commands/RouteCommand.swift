@@ -37,7 +37,7 @@ struct RouteCommand: Command {
                 "route": .string(route.name), "path": .string(route.path),
                 "parameters": .object(route.parameters.mapValues(JSONValue.string)),
             ]
-            console.print(String(decoding: (try? JSONCoding.encode(object)) ?? Data(), as: UTF8.self))
+            console.print(object.jsonText)
         } else {
             console.print("\(route)")
             console.print("path: \(route.path)")

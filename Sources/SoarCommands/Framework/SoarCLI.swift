@@ -26,6 +26,17 @@ public enum SoarCLI {
         }
         let asked = words.first == "help" ? Array(words.dropFirst()) : words
         guard let (command, rest) = find(asked) else {
+            let group = commands.filter { $0.name.split(separator: " ").first.map(String.init) == asked.first && $0.name.contains(" ") }
+            if !group.isEmpty {
+                // A command group without its subcommand (`soar push`): list what it has.
+                let width = group.map { $0.name.count }.max() ?? 0
+                var text = "soar \(asked[0]) needs a subcommand:\n"
+                for command in group { text += "  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary + "\n" }
+                if asked.count > 1, !asked[1].hasPrefix("-") { console.warn("soar: unknown command '\(asked.prefix(2).joined(separator: " "))'.") }
+                let wantedHelp = asked.count == 2 && (asked[1] == "--help" || asked[1] == "-h")
+                if wantedHelp { console.out(text) } else { console.warn(String(text.dropLast())) }
+                return wantedHelp ? 0 : 2
+            }
             console.warn("soar: unknown command '\(asked.prefix(2).joined(separator: " "))'. Run 'soar --help' for the list.")
             return 2
         }

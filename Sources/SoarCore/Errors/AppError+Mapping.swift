@@ -31,7 +31,7 @@ extension AppError {
     /// GoTrue answers carry `error_code` (or `code` as a string), PostgREST ones `code` and
     /// `message`; a known auth code wins over the status.
     public init(status: Int, body: Data? = nil, original: (any Error)? = nil) {
-        let fields = body.flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: $0) } ?? [:]
+        let fields = body.flatMap { try? JSONValue.read($0).objectValue } ?? [:]
         let original = original ?? HTTPFailure(status: status, body: body ?? Data())
         let code = fields["error_code"]?.stringValue ?? fields["code"]?.stringValue
         if let code, let known = Self.authCodes[code] {

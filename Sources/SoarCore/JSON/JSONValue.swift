@@ -2,15 +2,46 @@ import Foundation
 
 /// Any JSON value, kept exactly as it came so a decode-then-encode round trip loses nothing.
 ///
-/// Integers and fractional numbers stay distinct, so `"badge": 1` is written back as `1`, not `1.0`.
+/// Integers and fractional numbers stay distinct, so `"badge": 1` is written back as `1`, not
+/// `1.0`; numbers read from text that `Int` cannot hold exactly keep that text (``number(_:)``).
 public enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
     case int(Int)
     case double(Double)
+    /// A number exactly as written (`1.0`, `2.5e3`, `12345678901234567890`), from ``read(_:)-(Data)``.
+    case number(String)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+}
+
+extension JSONValue {
+    /// Fractions compare by value, however they were written: `.number("0.50") == .double(0.5)`.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.int(let a), .int(let b)): a == b
+        case (.double, .double), (.double, .number), (.number, .double), (.number, .number): lhs.doubleValue == rhs.doubleValue
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(value)
+        case .int(let value): hasher.combine(value)
+        case .double, .number: hasher.combine(doubleValue)
+        case .string(let value): hasher.combine(value)
+        case .array(let value): hasher.combine(value)
+        case .object(let value): hasher.combine(value)
+        }
+    }
 }
 
 extension JSONValue: Codable {
@@ -40,6 +71,7 @@ extension JSONValue: Codable {
         case .bool(let value): try container.encode(value)
         case .int(let value): try container.encode(value)
         case .double(let value): try container.encode(value)
+        case .number(let text): try container.encode(Decimal(string: text) ?? Decimal(Double(text) ?? 0))
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
@@ -54,6 +86,7 @@ extension JSONValue {
         switch self {
         case .int(let v): v
         case .double(let v) where v.rounded() == v && abs(v) < 9e15: Int(v)
+        case .number(let text): Double(text).flatMap { JSONValue.double($0).intValue }
         default: nil
         }
     }
@@ -61,6 +94,7 @@ extension JSONValue {
         switch self {
         case .int(let v): Double(v)
         case .double(let v): v
+        case .number(let text): Double(text)
         default: nil
         }
     }
@@ -72,7 +106,7 @@ extension JSONValue {
         switch self {
         case .null: "null"
         case .bool: "boolean"
-        case .int, .double: "number"
+        case .int, .double, .number: "number"
         case .string: "string"
         case .array: "array"
         case .object: "object"

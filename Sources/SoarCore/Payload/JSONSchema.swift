@@ -18,8 +18,10 @@ enum JSONKind: Sendable {
     func check(_ value: JSONValue, key: String) throws(PayloadError) {
         let ok: Bool
         switch (self, value) {
-        case (.string, .string), (.integer, .int), (.number, .int), (.number, .double), (.object, .object): ok = true
-        case (.integer, .double(let d)): ok = d.rounded() == d
+        case (.string, .string), (.integer, .int), (.number, .int), (.number, .double), (.number, .number),
+            (.object, .object):
+            ok = true
+        case (.integer, .double), (.integer, .number): ok = value.intValue != nil
         case (.stringArray, .array(let items)): ok = items.allSatisfy { $0.stringValue != nil }
         case (.stringOr, .string): ok = true
         case (.stringOr(let table), .object(let fields)):

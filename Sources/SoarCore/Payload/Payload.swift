@@ -35,9 +35,9 @@ public struct Payload: Hashable, Sendable {
     static func jsonObject(_ data: Data) throws(PayloadError) -> [String: JSONValue] {
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: data)
+            value = try JSONValue.read(data)
         } catch {
-            throw .notJSON(Self.describe(error))
+            throw .notJSON(error.description)
         }
         guard case .object(let object) = value else { throw .notObject }
         return object
@@ -50,11 +50,8 @@ public struct Payload: Hashable, Sendable {
         return object
     }
 
-    /// The compact JSON sent to APNs.
-    public func encoded() -> Data {
-        // Encoding a JSONValue tree cannot fail: every case maps to a JSON type.
-        (try? JSONCoding.encode(JSONValue.object(object))) ?? Data("{}".utf8)
-    }
+    /// The compact JSON sent to APNs, numbers as they were written.
+    public func encoded() -> Data { JSONValue.object(object).jsonData }
 
     /// The encoded size in bytes, the figure APNs compares with its limit.
     public var size: Int { encoded().count }
@@ -77,14 +74,6 @@ public struct Payload: Hashable, Sendable {
         guard size <= pushType.payloadLimit else {
             throw .tooLarge(size: size, limit: pushType.payloadLimit, pushType: pushType)
         }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
-        }
-        return String(describing: error)
     }
 }
 

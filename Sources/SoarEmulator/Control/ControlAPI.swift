@@ -6,7 +6,8 @@ import SoarCore
 ///
 /// `GET /deliveries`, `DELETE /deliveries`, `POST /tokens/<hex>/unregister` (optional body
 /// `{"timestamp": ms}`), `POST /tokens/<hex>/bad`, `DELETE /tokens/<hex>`, `GET /stats`,
-/// `GET /faults`, `POST /faults`, `DELETE /faults`, `POST /reset`.
+/// `GET /faults`, `POST /faults`, `DELETE /faults`, `POST /reset`. Unknown paths get 404, a
+/// wrong method 405, a token that is not hex or a bad body 400.
 public struct ControlAPI: Sendable {
     public static let prefix = "/_emulator/"
 
@@ -17,30 +18,50 @@ public struct ControlAPI: Sendable {
 
     public func handle(method: String, path: String, body: Data) -> (status: Int, body: Data) {
         let parts = path.split(separator: "/").map(String.init)
-        switch (method, parts.first, parts.count) {
-        case ("GET", "deliveries", 1):
+        let endpoint: String
+        switch (parts.first, parts.count) {
+        case ("deliveries", 1), ("stats", 1), ("faults", 1), ("reset", 1): endpoint = parts[0]
+        case ("tokens", 2): endpoint = "tokens/HEX"
+        case ("tokens", 3) where ["unregister", "bad"].contains(parts[2]): endpoint = "tokens/HEX/" + parts[2]
+        default: return json(404, ["error": .string("no control endpoint \(method) \(path)")])
+        }
+        let methods = Self.methods[endpoint] ?? []
+        guard methods.contains(method) else {
+            return json(405, ["error": .string("\(method) is not allowed on \(path); use \(methods.joined(separator: " or "))")])
+        }
+        if parts[0] == "tokens" {
+            let token = parts[1]
+            guard token.count.isMultiple(of: 2), token.utf8.allSatisfy(\.isHexDigit) else {
+                return json(400, ["error": .string("\"\(token)\" is not a device token: an even number of hex digits")])
+            }
+        }
+        switch (method, endpoint) {
+        case ("GET", "deliveries"):
             let lines = state.deliveries.map(\.jsonLine).joined(separator: ",")
             return (200, Data("[\(lines)]".utf8))
-        case ("DELETE", "deliveries", 1):
+        case ("DELETE", "deliveries"):
             state.clearDeliveries()
             return ok()
-        case ("POST", "tokens", 3) where parts[2] == "unregister":
-            let object = (try? JSONDecoder().decode([String: JSONValue].self, from: body)) ?? [:]
-            let since = object["timestamp"]?.intValue.map(Int64.init) ?? Int64(now().timeIntervalSince1970 * 1000)
+        case ("POST", "tokens/HEX/unregister"):
+            let since: Int64
+            switch Self.timestamp(body) {
+            case .success(let value): since = value ?? Int64(now().timeIntervalSince1970 * 1000)
+            case .failure(let problem): return json(400, ["error": .string(problem.description)])
+            }
             state.setMark(.unregistered(since: since), for: parts[1])
             return ok(["token": .string(parts[1].lowercased()), "unregistered": .int(Int(since))])
-        case ("POST", "tokens", 3) where parts[2] == "bad":
+        case ("POST", "tokens/HEX/bad"):
             state.setMark(.bad, for: parts[1])
             return ok(["token": .string(parts[1].lowercased()), "bad": true])
-        case ("DELETE", "tokens", 2):
+        case ("DELETE", "tokens/HEX"):
             state.setMark(nil, for: parts[1])
             return ok()
-        case ("GET", "stats", 1):
+        case ("GET", "stats"):
             return json(200, stats)
-        case ("GET", "faults", 1):
+        case ("GET", "faults"):
             return json(200, state.faults.json)
-        case ("POST", "faults", 1):
-            guard let value = try? JSONDecoder().decode(JSONValue.self, from: body), case .object(let object) = value else {
+        case ("POST", "faults"):
+            guard let value = try? JSONValue.read(body), case .object(let object) = value else {
                 return json(400, ["error": "the body must be a JSON object such as {\"status\":503,\"every\":10}"])
             }
             do {
@@ -50,23 +71,41 @@ public struct ControlAPI: Sendable {
             }
             onAcceptingChange(state.faults.accepting)
             return json(200, state.faults.json)
-        case ("DELETE", "faults", 1):
+        case ("DELETE", "faults"):
             state.faults = Faults()
             onAcceptingChange(true)
             return json(200, state.faults.json)
-        case ("POST", "reset", 1):
+        default:  // POST reset
             state.reset()
             onAcceptingChange(true)
             return ok()
-        default:
-            return json(404, ["error": .string("no control endpoint \(method) \(path)")])
         }
+    }
+
+    /// The methods each endpoint takes; another method on it is answered 405.
+    static let methods: [String: [String]] = [
+        "deliveries": ["GET", "DELETE"], "stats": ["GET"], "faults": ["GET", "POST", "DELETE"], "reset": ["POST"],
+        "tokens/HEX": ["DELETE"], "tokens/HEX/unregister": ["POST"], "tokens/HEX/bad": ["POST"],
+    ]
+
+    /// The optional `{"timestamp": ms}` of an unregister call: nil when the body is empty or has none.
+    static func timestamp(_ body: Data) -> Result<Int64?, ControlInputError> {
+        guard !body.isEmpty else { return .success(nil) }
+        guard let value = try? JSONValue.read(body), case .object(let object) = value else {
+            return .failure(ControlInputError("the body must be a JSON object such as {\"timestamp\":1733200000000}"))
+        }
+        guard let field = object["timestamp"], field != .null else { return .success(nil) }
+        guard let milliseconds = field.intValue, milliseconds >= 0 else {
+            return .failure(ControlInputError("timestamp must be a whole number of milliseconds since 1970, not \(field.jsonText)"))
+        }
+        return .success(Int64(milliseconds))
     }
 
     var stats: JSONValue {
         let counters = state.counters
         return [
             "requests": .int(counters.requests), "accepted": .int(counters.accepted),
+            "accepted_answered": .int(counters.acceptedAnswered), "accepted_answer_lost": .int(counters.acceptedAnswerLost),
             "rejected": .object(counters.rejected.mapValues(JSONValue.int)), "injected": .int(counters.injected),
             "connections_open": .int(counters.connectionsOpen), "connections_total": .int(counters.connectionsOpened), "pings": .int(counters.pings),
             "deliveries_kept": .int(state.deliveries.count),
@@ -78,6 +117,12 @@ public struct ControlAPI: Sendable {
     }
 
     private func json(_ status: Int, _ value: JSONValue) -> (Int, Data) {
-        (status, (try? JSONCoding.encode(value)) ?? Data("{}".utf8))
+        (status, value.jsonData)
     }
+}
+
+/// A control request's body or path that cannot be used.
+struct ControlInputError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -16,6 +16,7 @@ func makeServerCallbacks() -> OpaquePointer {
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
     nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+    nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
     return callbacks!
 }
 
@@ -72,6 +73,12 @@ func onFrame(session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, user
     let ended = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
     guard ended, type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue) else { return 0 }
     connection(user).finish(stream: frame.pointee.hd.stream_id)
+    return 0
+}
+
+func onFrameSent(session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+    connection(user).answered(stream: frame.pointee.hd.stream_id)
     return 0
 }
 

@@ -22,6 +22,10 @@ final class H2Connection {
     var streamsSeen = 0
     var limitRaised = false
     var goingAway = false
+    /// The last stream GOAWAY promised to handle; later ones are refused, never recorded.
+    var lastStreamHandled = Int32.max
+    /// Recorded deliveries whose answer has not yet left: lost if the connection ends first.
+    var unanswered: Set<Int32> = []
     var closed = false
     var wantsWrite = false
 
@@ -53,21 +57,36 @@ final class H2Connection {
         return nghttp2_submit_settings(created, 0, &settings, settings.count) == 0
     }
 
+    /// A response's HEADERS left for the client.
+    func answered(stream id: Int32) {
+        if unanswered.remove(id) != nil { server.handler.deliveryAnswered() }
+    }
+
     deinit {
         if let session { nghttp2_session_del(session) }
     }
 
     /// A request is complete: validate it and answer, now or later.
+    ///
+    /// Nothing is handled once the connection is closed (requests read in the same chunk as the
+    /// one that dropped it) or past the last stream a GOAWAY announced: a client sends those
+    /// again elsewhere, so handling them would deliver twice.
     func finish(stream id: Int32) {
-        guard let request = streams[id] else { return }
+        guard !closed, let session, let request = streams[id] else { return }
+        guard id <= lastStreamHandled else {
+            nghttp2_submit_rst_stream(session, 0, id, NGHTTP2_REFUSED_STREAM.rawValue)
+            return
+        }
         streamsSeen += 1
         let action = server.handler.handle(request, auth: &auth, number: streamsSeen)
         if action.drop {
             server.close(self)
             return
         }
+        if action.recorded { unanswered.insert(id) }
         if let goawayAfter = server.handler.goawayAfter, streamsSeen >= goawayAfter, !goingAway {
             goingAway = true
+            lastStreamHandled = id
             nghttp2_submit_goaway(session, 0, id, NGHTTP2_NO_ERROR.rawValue, nil, 0)
         }
         guard let response = action.response else { return }

@@ -199,6 +199,7 @@ final class H2Server: @unchecked Sendable {
         epoll_ctl(epoll, EPOLL_CTL_DEL, connection.fd, nil)
         Glibc.close(connection.fd)
         connections[connection.fd] = nil
+        if !connection.unanswered.isEmpty { handler.deliveryAnswersLost(connection.unanswered.count) }
         handler.connectionClosed()
     }
 

@@ -8,6 +8,8 @@ struct StreamAction {
     var delayMilliseconds = 0
     /// Drop the connection instead of answering.
     var drop = false
+    /// The request was recorded as a delivery: its answer is counted as sent or lost.
+    var recorded = false
 }
 
 /// The emulator's logic as the HTTP/2 layer calls it; the layer knows nothing of APNs.
@@ -23,4 +25,8 @@ protocol StreamHandler: AnyObject, Sendable {
     func connectionClosed()
     /// A PING (not an ACK) came; nghttp2 answers it.
     func pingReceived()
+    /// The answer to a recorded delivery left for the client.
+    func deliveryAnswered()
+    /// A connection ended with answers to recorded deliveries never sent: the client cannot know.
+    func deliveryAnswersLost(_ count: Int)
 }

@@ -15,7 +15,12 @@ public final class EmulatorState: Sendable {
     /// What `GET /stats` reports.
     public struct Counters: Sendable {
         public var requests = 0
+        /// Requests recorded as deliveries...
         public var accepted = 0
+        /// ...of which the answer left for the client...
+        public var acceptedAnswered = 0
+        /// ...or was lost with its connection (dropped, closed by the client): the client cannot know.
+        public var acceptedAnswerLost = 0
         /// Rejections by reason, injected faults included.
         public var rejected: [String: Int] = [:]
         public var connectionsOpened = 0
@@ -99,6 +104,10 @@ public final class EmulatorState: Sendable {
     func connectionClosed() { inner.withLock { $0.counters.connectionsOpen -= 1 } }
 
     func pingReceived() { inner.withLock { $0.counters.pings += 1 } }
+
+    func deliveryAnswered() { inner.withLock { $0.counters.acceptedAnswered += 1 } }
+
+    func deliveryAnswersLost(_ count: Int) { inner.withLock { $0.counters.acceptedAnswerLost += count } }
 
     /// The kept deliveries, oldest first.
     public var deliveries: [Delivery] {

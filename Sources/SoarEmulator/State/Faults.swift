@@ -4,7 +4,9 @@ import SoarCore
 public struct Faults: Sendable, Equatable {
     /// Answer every `every`th request with this status (503, 500 or 429) instead of handling it.
     public var status: Int?
-    public var every: Int = 1
+    public var every: Int = 1 {
+        didSet { every = max(1, every) }  // 0 or less would divide by zero; "every request" is the nearest sense
+    }
     /// Hold each answer this long.
     public var latencyMilliseconds: Int = 0
     /// Send GOAWAY on a connection once it has carried this many streams.

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 /// One request as it came off an HTTP/2 stream.
 public struct APNsRequest: Sendable {
@@ -39,7 +40,8 @@ public struct ConnectionAuth: Sendable {
 
 /// The answer to a request.
 public enum Verdict: Sendable, Equatable {
-    case accepted(apnsID: String)
+    /// Accepted, with the payload as read (written back compactly in the delivery log).
+    case accepted(apnsID: String, payload: JSONValue)
     /// A rejection; 410 answers carry Apple's timestamp in milliseconds.
     case rejected(reason: String, status: Int, apnsID: String, timestamp: Int64?)
 }

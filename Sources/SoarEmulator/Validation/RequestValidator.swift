@@ -25,7 +25,7 @@ public struct RequestValidator: Sendable {
     }
 
     public func validate(_ request: APNsRequest, auth: inout ConnectionAuth) -> Verdict {
-        let apnsID = request.header("apns-id") ?? UUID().uuidString.lowercased()
+        let apnsID = request.header("apns-id") ?? RandomUUID.lowercase()
         func reject(_ reason: APNsReason, timestamp: Int64? = nil) -> Verdict {
             .rejected(reason: reason.rawValue, status: reason.status, apnsID: apnsID, timestamp: timestamp)
         }
@@ -67,12 +67,14 @@ public struct RequestValidator: Sendable {
 
         guard request.bodySize > 0 else { return reject(.payloadEmpty) }
         guard request.bodySize <= pushType.payloadLimit else { return reject(.payloadTooLarge) }
-        guard (try? Payload(json: request.body)) != nil else { return reject(.badRequest) }
+        guard let payload = try? JSONValue.read(request.body), let object = payload.objectValue, (try? Payload(object: object)) != nil else {
+            return reject(.badRequest)
+        }
 
         switch state.mark(String(token)) {
         case .bad: return reject(.badDeviceToken)
         case .unregistered(let since): return reject(.unregistered, timestamp: since)
-        case nil: return .accepted(apnsID: apnsID)
+        case nil: return .accepted(apnsID: apnsID, payload: payload)
         }
     }
 

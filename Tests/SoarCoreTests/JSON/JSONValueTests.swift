@@ -14,6 +14,34 @@ import Testing
         #expect(String(decoding: try JSONCoding.encode(value), as: UTF8.self) == text)
     }
 
+    @Test func readingThenWritingKeepsNumbersAsWritten() throws {
+        let text = #"{"big":12345678901234567890,"e":2.5e-3,"i":-7,"one":1.0,"z":-0}"#
+        let value = try JSONValue.read(text)
+        #expect(value.objectValue?["i"] == .int(-7))
+        #expect(value.objectValue?["one"] == .number("1.0"))
+        #expect(value.jsonText == text)
+        #expect(value.objectValue?["one"]?.intValue == 1 && value.objectValue?["e"]?.doubleValue == 0.0025)
+        let payload = try Payload(json: Data(#"{"aps":{"badge":3},"n":12345678901234567890,"f":1.0}"#.utf8))
+        #expect(String(decoding: payload.encoded(), as: UTF8.self) == #"{"aps":{"badge":3},"f":1.0,"n":12345678901234567890}"#)
+    }
+
+    @Test func readsEscapesUnicodeAndAByteOrderMark() throws {
+        let value = try JSONValue.read(Data([0xEF, 0xBB, 0xBF] + Array(#" ["a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "ü"] "#.utf8)))
+        #expect(value == ["a\"\\/\u{8}\u{c}\n\r\té😀", "ü"])
+        #expect(JSONValue.string("a\"\\/\u{1}\n").jsonText == #""a\"\\/\u0001\n""#)
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "1e", "\"\\x\"", "\"\u{1}\"", "\"\\ud800\"", "nul", "[1] 2", "{\"a\":1,}"])
+    func refusesWhatIsNotJSON(_ text: String) {
+        #expect(throws: JSONReadError.self) { try JSONValue.read(text) }
+    }
+
+    @Test func refusesInvalidUTF8AndDeepNesting() {
+        #expect(throws: JSONReadError.self) { try JSONValue.read(Data([0x22, 0xC3, 0x28, 0x22])) }
+        #expect(throws: JSONReadError.self) { try JSONValue.read(String(repeating: "[", count: 600) + String(repeating: "]", count: 600)) }
+        #expect((try? JSONValue.read(String(repeating: "[", count: 500) + String(repeating: "]", count: 500))) != nil)
+    }
+
     @Test func bridgesUserInfo() {
         let info: [AnyHashable: Any] = ["aps": ["badge": 2], "target_url": "/campaigns", "n": 1.5]
         #expect(JSONValue(any: info) == ["aps": ["badge": 2], "target_url": "/campaigns", "n": 1.5])

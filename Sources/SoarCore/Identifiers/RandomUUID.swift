@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Foundation's `UUID()` opens and reads /dev/urandom for every id on Linux: three system calls
 /// per notification on the hot path. This asks the kernel (glibc's `arc4random_buf`) once per 256 ids.
-enum RandomUUID {
+public enum RandomUUID {
     private struct Pool {
         var bytes = [UInt8](repeating: 0, count: 4096)
         var used = 4096
@@ -17,7 +17,7 @@ enum RandomUUID {
 
     private static let pool = Mutex(Pool())
 
-    static func make() -> UUID {
+    public static func make() -> UUID {
         var raw: uuid_t = pool.withLock { pool in
             if pool.used == pool.bytes.count {
                 pool.bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
@@ -29,5 +29,28 @@ enum RandomUUID {
         raw.6 = (raw.6 & 0x0F) | 0x40  // version 4
         raw.8 = (raw.8 & 0x3F) | 0x80  // RFC 4122 variant
         return UUID(uuid: raw)
+    }
+
+    /// A new id as APNs writes it: lowercase 8-4-4-4-12 hex.
+    public static func lowercase() -> String { text(make()) }
+
+    /// Lowercase 8-4-4-4-12 hex, without `uuidString`'s uppercase copy.
+    public static func text(_ uuid: UUID) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: uuid.uuid) { raw in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var position = 0
+                for (index, byte) in raw.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    out[position] = digits[Int(byte >> 4)]
+                    out[position + 1] = digits[Int(byte & 0xF)]
+                    position += 2
+                }
+                return position
+            }
+        }
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+
+extension JSONValue {
+    /// Compact JSON text: no spaces, object keys sorted by their UTF-8 bytes (stable for tests
+    /// and logs), `/` unescaped, numbers read by ``read(_:)-(Data)`` exactly as they were written.
+    /// Non-finite doubles, which JSON cannot carry, are written as `null`.
+    public var jsonData: Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(to: &out)
+        return Data(out)
+    }
+
+    /// ``jsonData`` as a string.
+    public var jsonText: String { String(decoding: jsonData, as: UTF8.self) }
+
+    func write(to out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .double(let value): out.append(contentsOf: (value.isFinite ? value.description : "null").utf8)
+        case .number(let text): out.append(contentsOf: text.utf8)
+        case .string(let value): Self.writeString(value, to: &out)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (position, item) in items.enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                item.write(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let fields):
+            out.append(UInt8(ascii: "{"))
+            for (position, key) in fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                Self.writeString(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                fields[key]!.write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
