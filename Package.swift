@@ -11,10 +11,12 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "SoarCore", targets: ["SoarCore"]),
+        .library(name: "SoarAPNs", targets: ["SoarAPNs"]),
+        .library(name: "SoarEmulator", targets: ["SoarEmulator"]),
+        .library(name: "SoarTesting", targets: ["SoarTesting"]),
         .executable(name: "soar", targets: ["soar"]),
     ],
     targets: [
-        systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
         systemLibrary("CNghttp2", pkgConfig: "libnghttp2", apt: ["libnghttp2-dev"]),
         systemLibrary("COpenSSL", pkgConfig: "openssl", apt: ["libssl-dev"]),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
@@ -26,21 +28,22 @@ let package = Package(
         .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL"]),
         .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
         .target(name: "SoarHTTP2", dependencies: ["CNghttp2", "CLinux", "SoarCrypto"]),
-        .target(name: "SoarAPNs", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP2", "CNghttp2", "CLinux"]),
-        .target(name: "SoarEmulator", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarHTTP2", "CNghttp2", "CLinux"]),
+        // The provider and the emulator hold APNs logic only: HTTP/2, sockets and the event loop are SoarHTTP2's.
+        .target(name: "SoarAPNs", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP2"]),
+        .target(name: "SoarEmulator", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarHTTP2"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarEmulator"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
         .target(name: "SoarTesting", dependencies: ["SoarCrypto", "SoarEmulator"]),
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
-        .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarTesting"]),
+        .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CCurl", "CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD"]
+            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD"]
         ),
     ],
     swiftLanguageModes: [.v6]

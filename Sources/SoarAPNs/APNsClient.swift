@@ -22,7 +22,7 @@ public final class APNsClient: APNsSending {
         let transport = try H2Transport(baseURL: configuration.environment.baseURL, options: .init(
             caFile: configuration.caFile, certificate: certificate, maxConnections: configuration.maxConnections,
             maxStreamsPerConnection: configuration.maxStreamsPerConnection,
-            timeout: configuration.timeout, pingInterval: configuration.pingInterval))
+            timeout: configuration.timeout, connectTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval))
         self.init(configuration, transport: transport)
     }
 
@@ -54,7 +54,9 @@ public final class APNsClient: APNsSending {
     }
 
     /// Sends `request`, retrying as the policy allows, and reports the final outcome once.
-    func dispatch(_ request: APNsRequest, attempt: Int, refreshedToken: Bool = false, completion: @escaping @Sendable (APNsOutcome) -> Void) {
+    ///
+    /// - Parameter answerLost: an earlier attempt left and its answer never came.
+    func dispatch(_ request: APNsRequest, attempt: Int, refreshedToken: Bool = false, answerLost: Bool = false, completion: @escaping @Sendable (APNsOutcome) -> Void) {
         var headers = request.headers
         var signed: String?
         if let tokens {
@@ -72,20 +74,21 @@ public final class APNsClient: APNsSending {
             switch result {
             case .response(let status, let headers, let body):
                 outcome = ResponseMapping.outcome(status: status, headers: headers, body: body, apnsID: request.apnsID, attempts: attempt)
-            case .failure(let message):
-                outcome = .failed(.transport(message, apnsID: request.apnsID, attempts: attempt))
+            case .failure(let error):
+                outcome = .failed(.transport(error, apnsID: request.apnsID, attempts: attempt, lostBefore: answerLost))
             }
             guard let failure = outcome.failure else { return completion(outcome) }
+            let lost = answerLost || failure.mayHaveBeenDelivered
             if failure.reason == .expiredProviderToken, !refreshedToken, let token {
                 tokens?.invalidate(token)
-                return dispatch(request, attempt: attempt + 1, refreshedToken: true, completion: completion)
+                return dispatch(request, attempt: attempt + 1, refreshedToken: true, answerLost: lost, completion: completion)
             }
             guard configuration.retry.shouldRetry(failure, attempts: attempt) else { return completion(outcome) }
             let delay = configuration.retry.delay(beforeRetry: attempt, random: configuration.random())
             let clock = configuration.clock
             Task {
                 try? await clock.sleep(for: delay)
-                self.dispatch(request, attempt: attempt + 1, refreshedToken: refreshedToken, completion: completion)
+                self.dispatch(request, attempt: attempt + 1, refreshedToken: refreshedToken, answerLost: lost, completion: completion)
             }
         }
     }

@@ -18,6 +18,9 @@ public struct APNsConfiguration: Sendable {
     public var tokenRefresh: TimeInterval = 50 * 60
     /// How long one request may take before it counts as a lost connection.
     public var timeout: Duration = .seconds(30)
+    /// How long a new connection may take to be usable (TCP, TLS, the server's SETTINGS). A server
+    /// that never gets there before any connection has worked is reported as misconfigured, not retried.
+    public var connectTimeout: Duration = .seconds(10)
     /// How long a connection may sit idle before a PING checks it; one unanswered within
     /// `timeout` closes it.
     public var pingInterval: Duration = .seconds(60)

@@ -69,29 +69,30 @@ enum Certificate {
         }
         defer { if let issuer { X509_free(issuer) } }
         try OpenSSLError.check(X509_set_version(cert, 2), "X509_set_version")
-        let serial = randomBytes(16)
-        let bn = serial.withUnsafeBytes { BN_bin2bn($0.baseAddress?.assumingMemoryBound(to: UInt8.self), 15, nil) }
-        BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert))
-        BN_free(bn)
-        X509_gmtime_adj(X509_getm_notBefore(cert), -3600)
-        X509_gmtime_adj(X509_getm_notAfter(cert), days * 86400)
+        let serial = try randomBytes(16)
+        guard let bn = serial.withUnsafeBytes({ BN_bin2bn($0.baseAddress?.assumingMemoryBound(to: UInt8.self), 15, nil) }) else {
+            throw OpenSSLError("BN_bin2bn")
+        }
+        defer { BN_free(bn) }
+        guard BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert)) != nil else { throw OpenSSLError("BN_to_ASN1_INTEGER") }
+        guard X509_gmtime_adj(X509_getm_notBefore(cert), -3600) != nil, X509_gmtime_adj(X509_getm_notAfter(cert), days * 86400) != nil else {
+            throw OpenSSLError("X509_gmtime_adj")
+        }
         try OpenSSLError.check(X509_set_pubkey(cert, publicKey.pkey), "X509_set_pubkey")
         let name = X509_get_subject_name(cert)
-        X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, commonName, -1, -1, 0)
-        X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, "Soar development", -1, -1, 0)
+        try OpenSSLError.check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, commonName, -1, -1, 0), "X509_NAME_add_entry_by_txt CN")
+        try OpenSSLError.check(X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, "Soar development", -1, -1, 0), "X509_NAME_add_entry_by_txt O")
         try OpenSSLError.check(X509_set_issuer_name(cert, issuer.map { X509_get_subject_name($0) } ?? name), "X509_set_issuer_name")
         var context = X509V3_CTX()
         X509V3_set_ctx(&context, issuer ?? cert, cert, nil, nil, 0)
         for (nid, value) in extensions + [(NID_subject_key_identifier, "hash")] {
-            guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else { throw OpenSSLError("X509V3_EXT_conf_nid \(value)") }
-            X509_add_ext(cert, ext, -1)
-            X509_EXTENSION_free(ext)
+            try addExtension(nid, value)
         }
-        if issuer != nil {
-            if let ext = X509V3_EXT_conf_nid(nil, &context, NID_authority_key_identifier, "keyid:always") {
-                X509_add_ext(cert, ext, -1)
-                X509_EXTENSION_free(ext)
-            }
+        if issuer != nil { try addExtension(NID_authority_key_identifier, "keyid:always") }
+        func addExtension(_ nid: Int32, _ value: String) throws(OpenSSLError) {
+            guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else { throw OpenSSLError("X509V3_EXT_conf_nid \(value)") }
+            defer { X509_EXTENSION_free(ext) }
+            try OpenSSLError.check(X509_add_ext(cert, ext, -1), "X509_add_ext \(value)")
         }
         guard X509_sign(cert, signer.pkey, EVP_sha256()) > 0 else { throw OpenSSLError("X509_sign") }
         return try writingBIO({ PEM_write_bio_X509($0, cert) }, "PEM_write_bio_X509")

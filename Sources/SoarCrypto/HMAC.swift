@@ -2,15 +2,18 @@ import COpenSSL
 import Foundation
 
 /// HMAC-SHA256, the signature of HS256 tokens.
-public func hmacSHA256(key: Data, message: Data) -> Data {
+///
+/// - Throws: ``OpenSSLError`` if OpenSSL cannot compute it.
+public func hmacSHA256(key: Data, message: Data) throws(OpenSSLError) -> Data {
     var out = [UInt8](repeating: 0, count: 32)
     var length: UInt32 = 32
-    key.withUnsafeBytes { k in
+    let result = key.withUnsafeBytes { k in
         message.withUnsafeBytes { m in
-            _ = HMAC(EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count, &out, &length)
+            HMAC(EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count, &out, &length)
         }
     }
-    return Data(out.prefix(Int(length)))
+    guard result != nil, length == 32 else { throw OpenSSLError("HMAC") }
+    return Data(out)
 }
 
 /// Compares secrets in time independent of where they differ.
@@ -20,8 +23,11 @@ public func constantTimeEquals(_ a: Data, _ b: Data) -> Bool {
 }
 
 /// Cryptographically random bytes.
-public func randomBytes(_ count: Int) -> Data {
+///
+/// - Throws: ``OpenSSLError`` when OpenSSL's generator is not seeded or fails: never fall back to
+///   weaker bytes.
+public func randomBytes(_ count: Int) throws(OpenSSLError) -> Data {
     var bytes = [UInt8](repeating: 0, count: count)
-    _ = RAND_bytes(&bytes, Int32(count))
+    try OpenSSLError.check(RAND_bytes(&bytes, Int32(count)), "RAND_bytes")
     return Data(bytes)
 }

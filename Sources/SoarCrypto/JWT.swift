@@ -28,11 +28,13 @@ public struct JWT: Sendable, Hashable {
     }
 
     /// Signs with HS256 (`alg` is set to match).
-    public func signed(secret: Data) -> String {
+    ///
+    /// - Throws: ``OpenSSLError`` if OpenSSL cannot compute the HMAC.
+    public func signed(secret: Data) throws(OpenSSLError) -> String {
         var header = header
         header["alg"] = "HS256"
         let input = Self.encode(header) + "." + Self.encode(claims)
-        return input + "." + hmacSHA256(key: secret, message: Data(input.utf8)).base64URLEncodedString()
+        return input + "." + (try hmacSHA256(key: secret, message: Data(input.utf8))).base64URLEncodedString()
     }
 
     private static func encode(_ object: [String: JSONValue]) -> String {
@@ -54,7 +56,8 @@ extension JWT {
 
         /// Whether an HS256 token was signed with this secret.
         public func verify(secret: Data) -> Bool {
-            jwt.algorithm == "HS256" && constantTimeEquals(hmacSHA256(key: secret, message: signingInput), signature)
+            guard jwt.algorithm == "HS256", let expected = try? hmacSHA256(key: secret, message: signingInput) else { return false }
+            return constantTimeEquals(expected, signature)
         }
     }
 

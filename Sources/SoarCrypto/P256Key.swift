@@ -28,9 +28,18 @@ public final class P256Key: @unchecked Sendable {
     }
 
     /// Reads a private key: PKCS#8 (`BEGIN PRIVATE KEY`, Apple's .p8) or SEC1 (`BEGIN EC PRIVATE KEY`).
-    public convenience init(privatePEM pem: String) throws(OpenSSLError) {
-        let key = try withBIO(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
-        guard let key else { throw OpenSSLError("not a PEM private key") }
+    ///
+    /// An encrypted key is opened with `passphrase`; without one it fails with a clear error and
+    /// never asks on the terminal.
+    public convenience init(privatePEM pem: String, passphrase: String? = nil) throws(OpenSSLError) {
+        let key = try withBIO(pem) { bio in
+            withPassphrase(passphrase) { user in PEM_read_bio_PrivateKey(bio, nil, passphraseCallback, user) }
+        }
+        guard let key else {
+            let encrypted = pem.contains("ENCRYPTED")
+            if encrypted && passphrase == nil { throw OpenSSLError("the private key is encrypted and no passphrase was given") }
+            throw OpenSSLError(encrypted ? "cannot decrypt the private key (wrong passphrase?)" : "not a PEM private key")
+        }
         try Self.requireP256(key)
         self.init(key, isPrivate: true)
     }
@@ -42,7 +51,7 @@ public final class P256Key: @unchecked Sendable {
             try self.init(publicPEM: key.publicPEM())
             return
         }
-        let key = try withBIO(pem) { bio in PEM_read_bio_PUBKEY(bio, nil, nil, nil) }
+        let key = try withBIO(pem) { bio in PEM_read_bio_PUBKEY(bio, nil, passphraseCallback, nil) }
         guard let key else { throw OpenSSLError("not a PEM public key") }
         try Self.requireP256(key)
         self.init(key, isPrivate: false)

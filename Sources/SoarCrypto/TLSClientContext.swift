@@ -41,28 +41,39 @@ public final class TLSClientContext: @unchecked Sendable {
 
     /// Starts a client-side TLS session on a connecting, non-blocking socket; the certificate
     /// must name `host` (a DNS name or an IP literal), which also goes out as SNI when a name.
+    ///
+    /// - Throws: ``OpenSSLError`` when the name to check cannot be set: the connection must not go
+    ///   ahead with the chain checked but not the name.
     public func session(socket: Int32, host: String) throws(OpenSSLError) -> TLSSession {
         guard let ssl = SSL_new(ctx) else { throw OpenSSLError("SSL_new") }
-        SSL_set_fd(ssl, socket)
+        let session = TLSSession(ssl)  // frees `ssl` if a check below throws
+        try OpenSSLError.check(SSL_set_fd(ssl, socket), "SSL_set_fd")
         SSL_set_connect_state(ssl)
-        let isIP = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
-        if isIP {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+        if Self.isIPAddress(host) {
+            try OpenSSLError.check(X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host), "cannot check the certificate against the address \(host)")
         } else {
-            _ = COpenSSL_SSL_set_tlsext_host_name(ssl, host)
-            SSL_set1_host(ssl, host)
+            try OpenSSLError.check(Int32(COpenSSL_SSL_set_tlsext_host_name(ssl, host)), "cannot send the server name \(host)")
+            try OpenSSLError.check(SSL_set1_host(ssl, host), "cannot check the certificate against the name \(host)")
         }
-        return TLSSession(ssl)
+        return session
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 literal as `inet_pton` reads it (so `10.1` is a name, not an address).
+    static func isIPAddress(_ host: String) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        return inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1
     }
 
     private func usePEM(_ certificateFile: String, _ keyFile: String, _ password: String?) throws(OpenSSLError) {
         try OpenSSLError.check(SSL_CTX_use_certificate_chain_file(ctx, certificateFile), "cannot load the client certificate \(certificateFile)")
-        // Without a callback OpenSSL reads the key's passphrase from the user data; it is needed only here.
-        let passphrase = password.map { strdup($0) } ?? nil
-        defer { free(passphrase) }
-        SSL_CTX_set_default_passwd_cb_userdata(ctx, passphrase)
+        // The callback hands over the configured password, or none: OpenSSL must never ask on the terminal.
+        SSL_CTX_set_default_passwd_cb(ctx, passphraseCallback)
         defer { SSL_CTX_set_default_passwd_cb_userdata(ctx, nil) }
-        try OpenSSLError.check(SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM), "cannot load the client key \(keyFile)")
+        try withPassphrase(password) { (user) throws(OpenSSLError) in
+            SSL_CTX_set_default_passwd_cb_userdata(ctx, user)
+            let problem = password == nil ? " (it may be encrypted: give its password)" : " (wrong password?)"
+            try OpenSSLError.check(SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM), "cannot load the client key \(keyFile)\(problem)")
+        }
         try OpenSSLError.check(SSL_CTX_check_private_key(ctx), "the client key \(keyFile) does not match the certificate")
     }
 

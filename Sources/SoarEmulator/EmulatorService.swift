@@ -1,6 +1,7 @@
 import Foundation
 import SoarHTTP
 import SoarCore
+import SoarHTTP2
 import Synchronization
 
 /// The APNs behaviour behind the HTTP/2 layer: faults, validation, recording, and the control API
@@ -27,7 +28,7 @@ final class EmulatorService: StreamHandler {
     func deliveryAnswered() { state.deliveryAnswered() }
     func deliveryAnswersLost(_ count: Int) { state.deliveryAnswersLost(count) }
 
-    func handle(_ request: APNsRequest, auth: inout ConnectionAuth, number: Int) -> StreamAction {
+    func handle(_ request: H2Request, auth: inout ConnectionAuth, number: Int) -> StreamAction {
         if request.path.hasPrefix(ControlAPI.prefix) {
             let answer = control.handle(method: request.method, path: String(request.path.dropFirst(ControlAPI.prefix.count - 1)), body: request.body)
             return StreamAction(response: HTTPResponse(status: answer.status, headers: [("content-type", "application/json")], body: answer.body))

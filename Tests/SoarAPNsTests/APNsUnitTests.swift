@@ -106,29 +106,49 @@ let token = "0a" + String(repeating: "1b", count: 31)
 
 @Suite struct OutcomeMappingTests {
     @Test func delivered() {
-        #expect(ResponseMapping.outcome(status: 200, headers: ["apns-id": "a", "apns-unique-id": "u"], body: Data(), apnsID: "x", attempts: 1) == .delivered(apnsID: "a", uniqueID: "u"))
+        #expect(ResponseMapping.outcome(status: 200, headers: [("apns-id", "a"), ("apns-unique-id", "u")], body: Data(), apnsID: "x", attempts: 1) == .delivered(apnsID: "a", uniqueID: "u"))
     }
 
     @Test func everyReasonOfApplesTableIsKeptAndClassified() {
         for reason in APNsReason.all {
             let body = Data(#"{"reason":"\#(reason.rawValue)"}"#.utf8)
-            let failure = ResponseMapping.outcome(status: reason.status, headers: [:], body: body, apnsID: "x", attempts: 1).failure
+            let failure = ResponseMapping.outcome(status: reason.status, headers: [], body: body, apnsID: "x", attempts: 1).failure
             #expect(failure?.reason == reason && failure?.status == reason.status)
-            let expected: APNsFailure.Class =
-                APNsFailure.invalidTokenReasons.contains(reason) ? .invalidToken : [429, 500, 503].contains(reason.status) ? .retryable : .permanent
+            // Written out by hand from Apple's table, not derived from the implementation's sets.
+            let expected: APNsFailure.Class? = Self.expectedClass[reason.rawValue]
+            #expect(expected != nil, "a reason without an expectation: \(reason)")
             #expect(failure?.classification == expected, "\(reason)")
         }
     }
 
+    /// What a sender must do for each reason: drop the token, try later, or fix something.
+    static let expectedClass: [String: APNsFailure.Class] = [
+        "BadDeviceToken": .invalidToken, "Unregistered": .invalidToken, "ExpiredToken": .invalidToken, "DeviceTokenNotForTopic": .invalidToken,
+        "TooManyProviderTokenUpdates": .retryable, "TooManyRequests": .retryable, "InternalServerError": .retryable,
+        "ServiceUnavailable": .retryable, "Shutdown": .retryable,
+        "BadCollapseId": .permanent, "BadExpirationDate": .permanent, "BadMessageId": .permanent, "BadPriority": .permanent,
+        "BadTopic": .permanent, "DuplicateHeaders": .permanent, "IdleTimeout": .permanent, "InvalidPushType": .permanent,
+        "MissingDeviceToken": .permanent, "MissingTopic": .permanent, "PayloadEmpty": .permanent, "TopicDisallowed": .permanent,
+        "BadRequest": .permanent, "BadCertificate": .permanent, "BadCertificateEnvironment": .permanent,
+        "ExpiredProviderToken": .permanent, "Forbidden": .permanent, "InvalidProviderToken": .permanent,
+        "MissingProviderToken": .permanent, "UnrelatedKeyIdInToken": .permanent, "BadEnvironmentKeyIdInToken": .permanent,
+        "BadPath": .permanent, "MethodNotAllowed": .permanent, "PayloadTooLarge": .permanent,
+    ]
+
     @Test func goneCarriesTheTimestampAndUnknownReasonsStayText() {
-        let gone = ResponseMapping.outcome(status: 410, headers: [:], body: Data(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8), apnsID: "x", attempts: 1).failure
+        let gone = ResponseMapping.outcome(status: 410, headers: [], body: Data(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8), apnsID: "x", attempts: 1).failure
         #expect(gone?.timestamp == Date(timeIntervalSince1970: 1_700_000_000.123))
         #expect(gone?.isInvalidToken == true)
-        let odd = ResponseMapping.outcome(status: 400, headers: [:], body: Data(#"{"reason":"SomethingNew"}"#.utf8), apnsID: "x", attempts: 1).failure
+        let odd = ResponseMapping.outcome(status: 400, headers: [], body: Data(#"{"reason":"SomethingNew"}"#.utf8), apnsID: "x", attempts: 1).failure
         #expect(odd?.reason.rawValue == "SomethingNew" && odd?.classification == .permanent)
-        let proxy = ResponseMapping.outcome(status: 502, headers: [:], body: Data("<html>bad gateway</html>".utf8), apnsID: "x", attempts: 1).failure
+        let proxy = ResponseMapping.outcome(status: 502, headers: [], body: Data("<html>bad gateway</html>".utf8), apnsID: "x", attempts: 1).failure
         #expect(proxy?.reason.rawValue == "HTTP502" && proxy?.detail == "<html>bad gateway</html>")
-        #expect(APNsFailure.transport("reset", apnsID: "x", attempts: 1).classification == .retryable)
+        let lost = APNsFailure.transport(TransportError(.answerLost, "reset"), apnsID: "x", attempts: 1)
+        #expect(lost.classification == .retryable && lost.mayHaveBeenDelivered && lost.reason == APNsFailure.deliveryUnknown)
+        let refused = APNsFailure.transport(TransportError(.unreachable, "refused"), apnsID: "x", attempts: 2)
+        #expect(refused.classification == .retryable && !refused.mayHaveBeenDelivered && refused.reason == APNsFailure.connectionFailed)
+        #expect(APNsFailure.transport(TransportError(.unreachable, "refused"), apnsID: "x", attempts: 2, lostBefore: true).mayHaveBeenDelivered)
+        #expect(APNsFailure.transport(TransportError(.misconfigured, "bad certificate"), apnsID: "x", attempts: 1).classification == .permanent)
     }
 }
 
@@ -143,7 +163,7 @@ final class ScriptedTransport: Transport, @unchecked Sendable {
     func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
         lock.lock()
         requests.append(request)
-        let answer = answers.isEmpty ? .response(status: 200, headers: [:], body: Data()) : answers.removeFirst()
+        let answer = answers.isEmpty ? .response(status: 200, headers: [], body: Data()) : answers.removeFirst()
         lock.unlock()
         completion(answer)
     }
@@ -160,7 +180,7 @@ final class ScriptedTransport: Transport, @unchecked Sendable {
         return APNsClient(configuration, transport: transport)
     }
 
-    static let unavailable = TransportResult.response(status: 503, headers: [:], body: Data(#"{"reason":"ServiceUnavailable"}"#.utf8))
+    static let unavailable = TransportResult.response(status: 503, headers: [], body: Data(#"{"reason":"ServiceUnavailable"}"#.utf8))
 
     @Test func backOffGrowsExponentiallyWithJitterAndACap() {
         let policy = RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(100), maxDelay: .milliseconds(500))
@@ -174,7 +194,7 @@ final class ScriptedTransport: Transport, @unchecked Sendable {
 
     @Test func retries503UntilItSucceedsWaitingOnTheClock() async throws {
         let clock = ImmediateClock()
-        let transport = ScriptedTransport([Self.unavailable, .failure("connection reset"), .response(status: 200, headers: ["apns-id": "x"], body: Data())])
+        let transport = ScriptedTransport([Self.unavailable, .failure(TransportError(.answerLost, "connection reset")), .response(status: 200, headers: [("apns-id", "x")], body: Data())])
         let outcome = try await Self.client(transport, clock: clock).sendAlert(title: "t", body: "b", to: token)
         #expect(outcome == .delivered(apnsID: "x", uniqueID: nil))
         #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
@@ -190,14 +210,14 @@ final class ScriptedTransport: Transport, @unchecked Sendable {
     }
 
     @Test func permanentAndInvalidTokenFailuresAreNotRetried() async throws {
-        let transport = ScriptedTransport([.response(status: 410, headers: [:], body: Data(#"{"reason":"Unregistered","timestamp":1}"#.utf8))])
+        let transport = ScriptedTransport([.response(status: 410, headers: [], body: Data(#"{"reason":"Unregistered","timestamp":1}"#.utf8))])
         let failure = try await Self.client(transport, clock: ImmediateClock()).sendAlert(title: "t", body: "b", to: token).failure
         #expect(failure?.classification == .invalidToken && transport.requests.count == 1)
     }
 
     @Test func expiredProviderTokenForcesANewTokenOnce() async throws {
-        let expired = TransportResult.response(status: 403, headers: [:], body: Data(#"{"reason":"ExpiredProviderToken"}"#.utf8))
-        let transport = ScriptedTransport([expired, .response(status: 200, headers: [:], body: Data())])
+        let expired = TransportResult.response(status: 403, headers: [], body: Data(#"{"reason":"ExpiredProviderToken"}"#.utf8))
+        let transport = ScriptedTransport([expired, .response(status: 200, headers: [], body: Data())])
         let outcome = try await Self.client(transport, clock: ImmediateClock()).sendAlert(title: "t", body: "b", to: token)
         #expect(outcome.isDelivered)
         let auths = transport.requests.map { $0.headers.first { $0.0 == "authorization" }!.1 }

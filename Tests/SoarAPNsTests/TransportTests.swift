@@ -108,8 +108,8 @@ import Testing
         let fixture = try EmulatorFixture()
         var options = H2Transport.Options(caFile: fixture.caFile)
         let port = fixture.emulator.port
-        options.resolver = { _, _ throws(APNsConfigurationError) in
-            try ClientSocket.resolve(host: "::1", port: 1) + ClientSocket.resolve(host: "127.0.0.1", port: port)
+        options.resolver = { _, _ throws(ResolveError) in
+            try Sockets.resolve(host: "::1", port: 1, numericOnly: true) + Sockets.resolve(host: "127.0.0.1", port: port, numericOnly: true)
         }
         let transport = try H2Transport(baseURL: "https://localhost:\(port)", options: options)
         var configuration = APNsConfiguration(
@@ -123,7 +123,7 @@ import Testing
     @Test func aNameThatDoesNotResolveFailsWithTheResolversAnswer() async throws {
         // The resolver is handed in: tests send nothing past loopback, DNS queries included.
         var options = H2Transport.Options()
-        options.resolver = { host, _ throws(APNsConfigurationError) in throw .init("cannot resolve \(host): Name or service not known") }
+        options.resolver = { host, _ throws(ResolveError) in throw .init("cannot resolve \(host): Name or service not known") }
         var configuration = APNsConfiguration(credentials: .token(teamID: "T", keyID: "K", key: try P256Key.generate()), environment: .custom(url: "https://apns.example"), bundleID: "b")
         configuration.retry = .none
         let client = APNsClient(configuration, transport: try H2Transport(baseURL: configuration.environment.baseURL, options: options))

@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test func hs256RoundTrip() throws {
-        let token = JWT(header: ["typ": "JWT"], claims: ["sub": "u1", "role": "authenticated"]).signed(secret: Data("s3cret".utf8))
+        let token = try JWT(header: ["typ": "JWT"], claims: ["sub": "u1", "role": "authenticated"]).signed(secret: Data("s3cret".utf8))
         let decoded = try JWT.decode(token)
         #expect(decoded.verify(secret: Data("s3cret".utf8)))
         #expect(!decoded.verify(secret: Data("other".utf8)))

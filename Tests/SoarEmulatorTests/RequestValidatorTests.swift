@@ -1,6 +1,7 @@
 import Foundation
 import SoarCore
 import SoarCrypto
+import SoarHTTP2
 import Synchronization
 import Testing
 
@@ -32,21 +33,21 @@ final class ManualWallClock: Sendable {
         return try JWT(header: ["kid": .string(kid)], claims: ["iss": .string(iss), "iat": .int(issued)]).signed(with: signer ?? key)
     }
 
-    func request(method: String = "POST", path: String? = nil, headers: [(String, String)] = [], body: String = #"{"aps":{"alert":"hi"}}"#, auth: Bool = true) throws -> APNsRequest {
+    func request(method: String = "POST", path: String? = nil, headers: [(String, String)] = [], body: String = #"{"aps":{"alert":"hi"}}"#, auth: Bool = true) throws -> H2Request {
         var all = headers
         if auth, !headers.contains(where: { $0.0 == "authorization" }) { all.append(("authorization", "bearer " + (try jwt()))) }
         if !headers.contains(where: { $0.0 == "apns-topic" }) { all.append(("apns-topic", "com.app")) }
-        return APNsRequest(method: method, path: path ?? "/3/device/\(token)", headers: all, body: Data(body.utf8))
+        return H2Request(method: method, path: path ?? "/3/device/\(token)", headers: all, body: Data(body.utf8))
     }
 
-    func reason(_ request: APNsRequest, auth: inout ConnectionAuth) -> String {
+    func reason(_ request: H2Request, auth: inout ConnectionAuth) -> String {
         switch validator.validate(request, auth: &auth) {
         case .accepted: "accepted"
         case .rejected(let reason, _, _, _): reason
         }
     }
 
-    func reason(_ request: APNsRequest) -> String {
+    func reason(_ request: H2Request) -> String {
         var auth = ConnectionAuth()
         return reason(request, auth: &auth)
     }
@@ -73,7 +74,7 @@ final class ManualWallClock: Sendable {
         #expect(reason(try request(headers: [("authorization", "bearer " + (try jwt(signer: P256Key.generate())))])) == "InvalidProviderToken")
         #expect(reason(try request(headers: [("authorization", "bearer " + (try jwt(kid: "OTHER")))])) == "InvalidProviderToken")
         #expect(reason(try request(headers: [("authorization", "bearer " + (try jwt(iss: "OTHERTEAM")))])) == "InvalidProviderToken")
-        let hs256 = JWT(header: ["kid": "KID"], claims: ["iss": "TEAM", "iat": .int(Int(clock.now.timeIntervalSince1970))]).signed(secret: Data("k".utf8))
+        let hs256 = try JWT(header: ["kid": "KID"], claims: ["iss": "TEAM", "iat": .int(Int(clock.now.timeIntervalSince1970))]).signed(secret: Data("k".utf8))
         #expect(reason(try request(headers: [("authorization", "bearer " + hs256)])) == "InvalidProviderToken")
         #expect(reason(try request(headers: [("authorization", "bearer " + (try jwt(iat: clock.now - 3601)))])) == "ExpiredProviderToken")
     }
@@ -104,7 +105,7 @@ final class ManualWallClock: Sendable {
 
     @Test func headers() throws {
         #expect(reason(try request(headers: [("apns-topic", "")])) == "MissingTopic")
-        #expect(reason(APNsRequest(method: "POST", path: "/3/device/\(token)", headers: [("authorization", "bearer " + (try jwt()))], body: Data(#"{"aps":{}}"#.utf8))) == "MissingTopic")
+        #expect(reason(H2Request(method: "POST", path: "/3/device/\(token)", headers: [("authorization", "bearer " + (try jwt()))], body: Data(#"{"aps":{}}"#.utf8))) == "MissingTopic")
         #expect(reason(try request(headers: [("apns-topic", "com.other")])) == "TopicDisallowed")
         #expect(reason(try request(headers: [("apns-push-type", "fax")])) == "InvalidPushType")
         #expect(reason(try request(headers: [("apns-push-type", "voip")])) == "InvalidPushType")

@@ -1,4 +1,3 @@
-import CCurl
 import CMicroHTTPD
 import CNghttp2
 import COpenSSL
@@ -8,12 +7,6 @@ import Testing
 
 /// Each C library links and reports a version, so a broken install fails here first.
 @Suite struct SystemLibraryTests {
-    @Test func curlSpeaksHTTP2OverTLS() throws {
-        let info = try #require(CCurl_version_info())
-        #expect(info.pointee.features & CURL_VERSION_HTTP2 != 0)
-        #expect(info.pointee.features & CURL_VERSION_SSL != 0)
-    }
-
     @Test func versions() throws {
         #expect(nghttp2_version(0).pointee.version_num > 0)
         #expect(OpenSSL_version_num() >= 0x3000_0000)

@@ -23,6 +23,12 @@ public struct APNsFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case permanent
     }
 
+    /// Why nothing came back, when the failure is the connection's rather than an answer from APNs.
+    public let transportError: TransportError?
+    /// The notification left at least once and its answer never came: it may have been delivered.
+    /// A provider cannot know; it must not report such a notification as simply failed.
+    public let mayHaveBeenDelivered: Bool
+
     /// The HTTP status; 0 when nothing came back (not sent, or the connection failed).
     public let status: Int
     public let reason: APNsReason
@@ -33,29 +39,34 @@ public struct APNsFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public let detail: String?
     public let attempts: Int
 
-    public init(status: Int, reason: APNsReason, timestamp: Date? = nil, apnsID: String? = nil, detail: String? = nil, attempts: Int = 1) {
+    public init(
+        status: Int, reason: APNsReason, timestamp: Date? = nil, apnsID: String? = nil, detail: String? = nil, attempts: Int = 1,
+        transportError: TransportError? = nil, mayHaveBeenDelivered: Bool = false
+    ) {
         self.status = status
         self.reason = reason
         self.timestamp = timestamp
         self.apnsID = apnsID
         self.detail = detail
         self.attempts = attempts
+        self.transportError = transportError
+        self.mayHaveBeenDelivered = mayHaveBeenDelivered || transportError?.mayHaveBeenDelivered == true
     }
 
     public static let invalidTokenReasons: Set<APNsReason> = [.badDeviceToken, .unregistered, .expiredToken, .deviceTokenNotForTopic]
 
     public var classification: Class {
         if Self.invalidTokenReasons.contains(reason) { return .invalidToken }
-        if status == 429 || status == 500 || status == 503 || isTransport { return .retryable }
+        if status == 429 || status == 500 || status == 503 || transportError?.isRetryable == true { return .retryable }
         return .permanent
     }
 
     /// Whether the token should be removed from the store.
     public var isInvalidToken: Bool { classification == .invalidToken }
 
-    var isTransport: Bool { status == 0 && reason == Self.transportReason }
-
-    static let transportReason = APNsReason(rawValue: "ConnectionFailed")
+    /// Soar's reasons for failures APNs did not answer: nothing reached it, or the answer was lost.
+    public static let connectionFailed = APNsReason(rawValue: "ConnectionFailed")
+    public static let deliveryUnknown = APNsReason(rawValue: "DeliveryUnknown")
     static let invalidRequestReason = APNsReason(rawValue: "InvalidRequest")
 
     /// A rule broken before sending.
@@ -63,14 +74,19 @@ public struct APNsFailure: Error, Sendable, Equatable, CustomStringConvertible {
         .init(status: 0, reason: invalidRequestReason, detail: error.description, attempts: 0)
     }
 
-    static func transport(_ message: String, apnsID: String, attempts: Int) -> APNsFailure {
-        .init(status: 0, reason: transportReason, apnsID: apnsID, detail: message, attempts: attempts)
+    /// - Parameter lostBefore: an earlier attempt's answer was lost, so even a later refusal
+    ///   leaves the notification possibly delivered.
+    static func transport(_ error: TransportError, apnsID: String, attempts: Int, lostBefore: Bool = false) -> APNsFailure {
+        let unknown = lostBefore || error.mayHaveBeenDelivered
+        return .init(status: 0, reason: unknown ? deliveryUnknown : connectionFailed, apnsID: apnsID, detail: error.message, attempts: attempts,
+                     transportError: error, mayHaveBeenDelivered: unknown)
     }
 
     public var description: String {
         var text = status == 0 ? reason.rawValue : "\(status) \(reason.rawValue)"
         if let detail { text += ": \(detail)" }
         if let timestamp { text += " (since \(Timestamp.format(timestamp)))" }
+        if mayHaveBeenDelivered && transportError?.mayHaveBeenDelivered != true { text += " (an earlier attempt's answer was lost: it may have been delivered)" }
         return text
     }
 }

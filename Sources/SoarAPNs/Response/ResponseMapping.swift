@@ -6,9 +6,10 @@ enum ResponseMapping {
     /// - Parameters:
     ///   - headers: response headers, names lowercase.
     ///   - body: `{"reason": …}` and, for 410, `"timestamp"` in milliseconds.
-    static func outcome(status: Int, headers: [String: String], body: Data, apnsID: String, attempts: Int) -> APNsOutcome {
-        let id = headers["apns-id"] ?? apnsID
-        if status == 200 { return .delivered(apnsID: id, uniqueID: headers["apns-unique-id"]) }
+    static func outcome(status: Int, headers: [(String, String)], body: Data, apnsID: String, attempts: Int) -> APNsOutcome {
+        func header(_ name: String) -> String? { headers.first { $0.0 == name }?.1 }
+        let id = header("apns-id") ?? apnsID
+        if status == 200 { return .delivered(apnsID: id, uniqueID: header("apns-unique-id")) }
         let fields = (try? JSONValue.read(body).objectValue) ?? [:]
         let reason = fields["reason"]?.stringValue.map(APNsReason.init(rawValue:)) ?? Self.reason(forStatus: status)
         let timestamp = fields["timestamp"]?.doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) }

@@ -1,4 +1,3 @@
-import CNghttp2
 import Foundation
 import SoarCrypto
 import SoarHTTP2
@@ -7,174 +6,161 @@ import SoarHTTP2
     import Glibc
 #endif
 
-/// One HTTP/2 connection to APNs: a non-blocking socket, TLS, and an nghttp2 client session.
+/// One HTTP/2 connection to APNs: a non-blocking socket, TLS, and a client session. It moves
+/// bytes and reports what happened to its transport; the pool decides everything else.
 ///
-/// Lives on the transport's thread only.
-final class ClientConnection {
-    enum State { case connecting, handshaking, ready, closed }
+/// Lives on the transport's loop thread only.
+final class ClientConnection: H2ClientSessionDelegate {
+    enum Phase { case connecting, handshaking, open, closed }
 
+    let id: ConnectionPool.ConnectionID
     let fd: Int32
     unowned let transport: H2Transport
-    private(set) var state: State = .connecting
-    /// The socket and its session, once connected.
-    private var wire: H2Wire?
-    var session: OpaquePointer? { wire?.session }
-    var streams: [Int32: ClientStream] = [:]
-    /// The server's first SETTINGS has come, so its stream limit is known.
-    var settingsReceived = false
-    /// GOAWAY came: no new streams; the connection ends once its streams have.
-    var goingAway = false
-    var lastActivity: UInt64
-    var pingSentAt: UInt64?
-    let openedAt: UInt64
-    /// The host's other addresses, tried in turn if this one fails before the connection is up.
-    let fallbacks: [ResolvedAddress]
-    private(set) var wantsWrite = true
-    /// What epoll was last told: EPOLLOUT is asked for while connecting and while writes wait.
-    var watchedForWrite = true
+    private(set) var phase = Phase.connecting
+    private var tls: TLSSession?
+    private var session: H2ClientSession?
+    /// Which request each open stream carries.
+    private var requests: [Int32: ConnectionPool.RequestID] = [:]
+    private var settingsSeen = false
 
-    init(fd: Int32, transport: H2Transport, now: UInt64, fallbacks: [ResolvedAddress]) {
+    /// Headers whose values change with every notification.
+    static let uniqueHeaders: Set<String> = [":path", "apns-id"]
+
+    init(id: ConnectionPool.ConnectionID, fd: Int32, transport: H2Transport) {
+        self.id = id
         self.fd = fd
         self.transport = transport
-        self.fallbacks = fallbacks
-        lastActivity = now
-        openedAt = now
     }
 
-    deinit {
-        if let session = wire?.session { nghttp2_session_del(session) }
-        Glibc.close(fd)
-    }
-
-    /// Streams the server will take now: its SETTINGS_MAX_CONCURRENT_STREAMS (APNs' 1 until a first
-    /// success, then more), capped by ours, less those open.
-    var capacity: Int {
-        guard state == .ready, settingsReceived, !goingAway, let session else { return 0 }
-        let limit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
-        return max(0, min(limit, transport.options.maxStreamsPerConnection) - streams.count)
-    }
-
-    // MARK: - Events
-
-    /// The socket is writable or readable; moves the connection along. Returns an error once it has failed.
-    func ready(readable: Bool, writable: Bool, now: UInt64) -> String? {
-        if state == .connecting {
-            guard writable || readable else { return nil }
-            var error: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
-            if error != 0 { return "cannot connect to \(transport.endpoint.authority): \(String(cString: strerror(error)))" }
+    /// The socket is ready; moves the connection along.
+    ///
+    /// - Returns: why the connection failed, once it has.
+    func socketReady(_ events: SocketEvents, now: UInt64) -> TransportError? {
+        let endpoint = transport.endpoint
+        if phase == .connecting {
+            if let error = Sockets.pendingError(fd) { return TransportError(.unreachable, "cannot connect to \(endpoint.authority): \(error.reason)") }
+            transport.tcpConnected(self)
             if let failure = startSession() { return failure }
         }
-        if state == .handshaking {
-            guard let tls = wire?.tls else { return "no TLS session" }
+        if phase == .handshaking, let tls {
             switch tls.handshake() {
             case .done:
-                guard tls.negotiatedProtocol == "h2" else { return "the server at \(transport.endpoint.authority) does not speak HTTP/2 (ALPN h2)" }
-                state = .ready
-            case .wantRead:
-                wantsWrite = false
-                return nil
-            case .wantWrite:
-                wantsWrite = true
-                return nil
-            case .closed: return "the server closed the connection during the TLS handshake"
-            case .failed(let reason): return "TLS handshake with \(transport.endpoint.authority) failed: \(reason)"
+                guard tls.negotiatedProtocol == "h2" else {
+                    return TransportError(.misconfigured, "the server at \(endpoint.authority) does not speak HTTP/2 (ALPN h2)")
+                }
+                phase = .open
+            case .wantRead: return watchWrites(false)
+            case .wantWrite: return watchWrites(true)
+            case .closed: return TransportError(.unreachable, "\(endpoint.authority) closed the connection during the TLS handshake")
+            case .failed(let reason):
+                return TransportError(.misconfigured, "TLS handshake with \(endpoint.authority) failed: \(tls.certificateProblem.map { "certificate verification failed: \($0)" } ?? reason)")
             }
         }
-        if readable, let failure = read(now: now) { return failure }
+        if events.readable || events.failed, let session {
+            if let end = session.wire.receive(using: &transport.readBuffer) { return describe(end) }
+        }
         return flush()
     }
 
-    private func startSession() -> String? {
-        var tls: TLSSession?
-        if transport.endpoint.tls {
+    private func startSession() -> TransportError? {
+        let endpoint = transport.endpoint
+        if let context = transport.tlsContext {
             do {
-                tls = try transport.tlsContext?.session(socket: fd, host: transport.endpoint.host)
+                tls = try context.session(socket: fd, host: endpoint.host)
             } catch {
-                return "TLS setup failed: \(error.description)"
+                return TransportError(.misconfigured, "TLS setup for \(endpoint.authority) failed: \(error.description)")
             }
-            state = .handshaking
-        } else {
-            state = .ready
         }
-        var created: OpaquePointer?
-        guard nghttp2_session_client_new(&created, transport.callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0, let created else {
-            return "nghttp2 could not create a session"
+        do {
+            // No server push; a window large enough that answers never wait on WINDOW_UPDATE.
+            session = try H2ClientSession(fd: fd, tls: tls, settings: [.noServerPush, .initialWindowSize(1 << 20)], delegate: self)
+        } catch {
+            return TransportError(.unreachable, "cannot start HTTP/2: \(error)")
         }
-        wire = H2Wire(fd: fd, tls: tls, session: created)
-        // No server push; a window large enough that answers never wait on WINDOW_UPDATE.
-        var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
-        ]
-        nghttp2_submit_settings(created, 0, &settings, settings.count)
+        phase = tls == nil ? .open : .handshaking
         return nil
     }
 
-    private func read(now: UInt64) -> String? {
-        guard state == .ready, let wire else { return nil }
-        lastActivity = now
-        return wire.receive(using: &transport.readBuffer).map(Self.describe)
+    /// Moves the session's output to the socket.
+    ///
+    /// - Returns: why the connection failed, once it has.
+    func flush() -> TransportError? {
+        guard phase == .open, let session else { return nil }
+        if let end = session.wire.send() { return describe(end) }
+        if let failure = watchWrites(session.wire.hasPendingOutput) { return failure }
+        return session.wire.isFinished ? TransportError(.unreachable, "the HTTP/2 session with \(transport.endpoint.authority) ended") : nil
     }
 
-    /// Moves nghttp2's output to the socket. Returns an error once the connection has failed, or
-    /// when it has nothing left to do after GOAWAY.
-    func flush() -> String? {
-        guard state == .ready, let wire else { return nil }
-        if let end = wire.send() { return Self.describe(end) }
-        wantsWrite = wire.hasPendingOutput
-        if goingAway && streams.isEmpty && !wantsWrite { return "the server sent GOAWAY" }
-        return wire.isFinished ? "the HTTP/2 session ended" : nil
+    private func watchWrites(_ writable: Bool) -> TransportError? {
+        do {
+            try transport.loop.setWritable(fd, writable)
+            return nil
+        } catch {
+            return TransportError(.unreachable, "cannot watch the connection: \(error)")
+        }
     }
 
-    private static func describe(_ end: H2Wire.End) -> String {
+    private func describe(_ end: H2Wire.End) -> TransportError {
+        let authority = transport.endpoint.authority
         switch end {
-        case .closed: "the server closed the connection"
-        case .failed(let reason): "connection lost: \(reason)"
-        case .protocolError(let reason): "HTTP/2 protocol error: \(reason)"
+        case .closed: return TransportError(.unreachable, "\(authority) closed the connection")
+        case .failed(let reason): return TransportError(.unreachable, "connection to \(authority) lost: \(reason)")
+        case .protocolError(let reason): return TransportError(.unreachable, "HTTP/2 protocol error from \(authority): \(reason)")
         }
     }
 
     // MARK: - Requests
 
-    /// Headers whose values change with every notification.
-    static let uniqueHeaders: Set<String> = [":path", "apns-id"]
-
-    /// Queues `stream` as an HTTP/2 POST; false when nghttp2 refused it.
-    func open(_ stream: ClientStream) -> Bool {
-        guard let session else { return false }
+    /// Queues a request as an HTTP/2 POST on this connection.
+    func send(_ id: ConnectionPool.RequestID, _ request: TransportRequest) throws(H2Error) {
+        guard let session else { throw H2Error(call: "send before the session started", code: -1) }
         let endpoint = transport.endpoint
-        var headers = [(":method", "POST"), (":scheme", endpoint.tls ? "https" : "http"), (":authority", endpoint.authority), (":path", stream.request.path)]
-        headers += stream.request.headers
-        headers.append(("content-length", String(stream.request.body.count)))
-        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readRequestBody)
-        let id = withHeaderBlock(headers, unique: Self.uniqueHeaders) { nva, count in nghttp2_submit_request(session, nil, nva, count, &provider, nil) }
-        guard id > 0 else { return false }
-        streams[id] = stream
-        return true
+        var headers = [(":method", "POST"), (":scheme", endpoint.tls ? "https" : "http"), (":authority", endpoint.authority), (":path", request.path)]
+        headers += request.headers
+        headers.append(("content-length", String(request.body.count)))
+        let stream = try session.request(headers, body: request.body, unique: Self.uniqueHeaders)
+        requests[stream] = id
+    }
+
+    /// Resets the stream carrying `id`, if it is still open.
+    func cancel(_ id: ConnectionPool.RequestID) {
+        guard let stream = requests.first(where: { $0.value == id })?.key else { return }
+        requests[stream] = nil
+        try? session?.cancel(stream)  // a reset that cannot be queued changes nothing: the request is failed already
     }
 
     /// Sends a PING (Apple: the way to check a connection's health).
-    func ping(now: UInt64) {
-        guard let session else { return }
-        nghttp2_submit_ping(session, 0, nil)
-        pingSentAt = now
+    func ping() throws(H2Error) {
+        try session?.ping()
     }
 
-    /// Resets a stream whose answer is overdue; it is failed by the caller.
-    func cancel(_ id: Int32) {
-        guard let session else { return }
-        streams[id] = nil
-        nghttp2_submit_rst_stream(session, 0, id, NGHTTP2_CANCEL.rawValue)
+    /// Closes the socket; nothing more is read, written or reported.
+    func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        session?.wire.isClosed = true
+        transport.loop.forget(fd)
+        Glibc.close(fd)
     }
 
-    /// Marks the connection closed and hands back the streams it still held.
-    func close() -> [ClientStream] {
-        state = .closed
-        wire?.isClosed = true
-        let left = Array(streams.values)
-        streams.removeAll()
-        return left
+    // MARK: - H2ClientSessionDelegate
+
+    func sessionReceivedSettings() {
+        guard let session else { return }
+        settingsSeen = true
+        transport.settingsReceived(self, streamLimit: session.serverStreamLimit)
     }
+
+    func requestSent(stream: Int32) {
+        if let id = requests[stream] { transport.requestSent(id, on: self) }
+    }
+
+    func streamEnded(stream: Int32, response: H2Response?, refused: Bool, errorCode: UInt32) {
+        guard let id = requests.removeValue(forKey: stream) else { return }
+        transport.streamEnded(id, on: self, response: response, refused: refused, errorCode: errorCode)
+    }
+
+    func goawayReceived(lastStreamID: Int32) { transport.goawayReceived(self) }
+
+    func pingAcknowledged() { transport.pingAnswered(self) }
 }

@@ -9,14 +9,13 @@ struct TransportRequest: Sendable {
 
 /// What came back, or why nothing did.
 enum TransportResult: Sendable {
-    case response(status: Int, headers: [String: String], body: Data)
-    /// The request may or may not have reached the server: connection refused, reset, GOAWAY, TLS failure.
-    case failure(String)
+    case response(status: Int, headers: [(String, String)], body: Data)
+    case failure(TransportError)
 }
 
 /// Carries requests to APNs. One implementation speaks HTTP/2 through nghttp2; tests may use others.
 protocol Transport: Sendable {
-    /// Sends a request; `completion` runs once, on the transport's thread, and must return quickly.
+    /// Sends a request; `completion` runs exactly once, on the transport's thread, and must return quickly.
     func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void)
     func shutdown()
 }

@@ -25,7 +25,7 @@ struct KeysGenerateCommand: Command {
     init(_ arguments: Arguments) throws(CommandError) {
         guard arguments.positionals.isEmpty else { throw .usage("unexpected argument \(arguments.positionals[0])") }
         directory = arguments.value("--out") ?? "."
-        keyID = arguments.value("--key-id") ?? Self.randomID()
+        if let given = arguments.value("--key-id") { keyID = given } else { keyID = try Self.randomID() }
         teamID = arguments.value("--team-id") ?? DevelopmentKey.teamID
         force = arguments.flag("--force")
     }
@@ -59,8 +59,12 @@ struct KeysGenerateCommand: Command {
         console.print("emulator: soar apns-emulator --key-id \(keyID) --team-id \(teamID) --public-key \(publicPath)")
     }
 
-    static func randomID() -> String {
+    static func randomID() throws(CommandError) -> String {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-        return String(randomBytes(10).map { alphabet[Int($0) % alphabet.count] })
+        do {
+            return String(try randomBytes(10).map { alphabet[Int($0) % alphabet.count] })
+        } catch {
+            throw .configuration(error.description)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SoarCore
 import SoarCrypto
+import SoarHTTP2
 
 /// Checks a request the way APNs does, in Apple's terms: a pure function of the request, the
 /// connection's auth state, the emulator's state and the time.
@@ -24,7 +25,7 @@ public struct RequestValidator: Sendable {
         self.now = now
     }
 
-    public func validate(_ request: APNsRequest, auth: inout ConnectionAuth) -> Verdict {
+    public func validate(_ request: H2Request, auth: inout ConnectionAuth) -> Verdict {
         let apnsID = request.header("apns-id") ?? RandomUUID.lowercase()
         func reject(_ reason: APNsReason, timestamp: Int64? = nil) -> Verdict {
             .rejected(reason: reason.rawValue, status: reason.status, apnsID: apnsID, timestamp: timestamp)

@@ -9,7 +9,8 @@ import SoarCrypto
 /// arrives is fed to the session, and what the session has to say leaves in as few writes as the
 /// socket allows. The HTTP/2 client and the emulator's server both run on it.
 ///
-/// Used on one event-loop thread only. The owner keeps the socket and the session and frees them.
+/// Used on one event-loop thread only. The session that made it frees the nghttp2 session; the
+/// connection that owns the socket closes it.
 public final class H2Wire {
     /// Why a wire stopped carrying anything.
     public enum End: Equatable {
@@ -23,13 +24,13 @@ public final class H2Wire {
 
     public let fd: Int32
     public let tls: TLSSession?
-    public let session: OpaquePointer
+    let session: OpaquePointer
     private var outbound: [UInt8] = []
     /// Set by the owner when it closes the socket, possibly from a callback in the middle of
     /// `receive`: nothing more is read or written.
     public var isClosed = false
 
-    public init(fd: Int32, tls: TLSSession?, session: OpaquePointer) {
+    init(fd: Int32, tls: TLSSession?, session: OpaquePointer) {
         self.fd = fd
         self.tls = tls
         self.session = session

@@ -1,5 +1,6 @@
 import Foundation
 import SoarHTTP
+import SoarHTTP2
 
 /// What to do with a finished request.
 struct StreamAction {
@@ -15,7 +16,7 @@ struct StreamAction {
 /// The emulator's logic as the HTTP/2 layer calls it; the layer knows nothing of APNs.
 protocol StreamHandler: AnyObject, Sendable {
     /// Called on the loop thread for each complete request; `number` counts streams on the connection.
-    func handle(_ request: APNsRequest, auth: inout ConnectionAuth, number: Int) -> StreamAction
+    func handle(_ request: H2Request, auth: inout ConnectionAuth, number: Int) -> StreamAction
     /// SETTINGS_MAX_CONCURRENT_STREAMS before and after a connection's first 200.
     var initialStreamLimit: UInt32 { get }
     var raisedStreamLimit: UInt32 { get }

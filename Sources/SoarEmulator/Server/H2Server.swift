@@ -1,0 +1,192 @@
+import Foundation
+import SoarCrypto
+import SoarHTTP
+import SoarHTTP2
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An HTTP/2 server on one ``EventLoop``: accepts connections, runs TLS and the server sessions,
+/// and hands each complete request to a ``StreamHandler``.
+final class H2Server: EventLoopDriver, @unchecked Sendable {
+    let handler: any StreamHandler
+    let tls: TLSServerContext?
+    let host: String
+    let port: UInt16
+    private var loop: EventLoop!
+    // Loop thread only:
+    private var listener: Int32 = -1
+    private var connections: [Int32: ServerConnection] = [:]
+    private var nextID: UInt64 = 0
+    private var delayed: [(deadline: UInt64, connection: UInt64, fd: Int32, stream: Int32, response: HTTPResponse)] = []
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// Binds `host:port` (0 picks a free port) and starts the loop thread.
+    init(host: String, port: UInt16, tls: TLSServerContext?, handler: any StreamHandler) throws(EmulatorError) {
+        self.handler = handler
+        self.tls = tls
+        self.host = host
+        do {
+            listener = try Sockets.listen(host: host, port: port)
+            self.port = try Sockets.localPort(listener)
+        } catch {
+            if listener >= 0 { Glibc.close(listener) }
+            throw EmulatorError("cannot listen on \(host):\(port): \(error.reason)")
+        }
+        do {
+            loop = try EventLoop(name: "soar-emulator-h2", driver: self)
+        } catch {
+            Glibc.close(listener)
+            throw EmulatorError("cannot start the HTTP/2 loop: \(error)")
+        }
+        let listening = listener
+        loop.execute { [self] in
+            do {
+                try loop.watch(listening, writable: false)
+            } catch {
+                closeListener()
+            }
+        }
+    }
+
+    /// Stops the loop and closes every connection; returns once the loop has ended.
+    func stop() { loop.stop() }
+
+    /// Stops or resumes accepting connections (the listening socket is closed while stopped).
+    func setAccepting(_ accepting: Bool) {
+        loop.execute { [self] in
+            if accepting && listener < 0 {
+                listener = (try? Sockets.listen(host: host, port: port)) ?? -1
+                if listener >= 0, (try? loop.watch(listener, writable: false)) == nil { closeListener() }
+            } else if !accepting {
+                closeListener()
+            }
+        }
+    }
+
+    private func closeListener() {
+        guard listener >= 0 else { return }
+        loop.forget(listener)
+        Glibc.close(listener)
+        listener = -1
+    }
+
+    // MARK: - EventLoopDriver
+
+    func socketReady(_ fd: Int32, _ events: SocketEvents, now: UInt64) {
+        if fd == listener { return acceptAll() }
+        guard let connection = connections[fd] else { return }
+        if events.failed && !events.readable { return close(connection) }
+        if events.readable { readable(connection) }
+        if events.writable, !connection.closed { flush(connection) }
+    }
+
+    func turnEnded(now: UInt64) {
+        guard !delayed.isEmpty else { return }
+        let due = delayed.filter { $0.deadline <= now }
+        guard !due.isEmpty else { return }
+        delayed.removeAll { $0.deadline <= now }
+        var touched: [Int32: ServerConnection] = [:]
+        for item in due {
+            guard let connection = connections[item.fd], connection.id == item.connection else { continue }
+            connection.respond(item.response, stream: item.stream)
+            touched[item.fd] = connection
+        }
+        for connection in touched.values { flush(connection) }
+    }
+
+    func nextWakeup(now: UInt64) -> UInt64? { delayed.map(\.deadline).min() }
+
+    func loopStopping(now: UInt64) {
+        for connection in Array(connections.values) { close(connection) }
+        closeListener()
+    }
+
+    // MARK: - Connections
+
+    private func acceptAll() {
+        while listener >= 0 {
+            let accepted: Int32?
+            do {
+                accepted = try Sockets.accept(listener)
+            } catch {
+                return  // out of descriptors, say: the listener stays readable and is tried next turn
+            }
+            guard let fd = accepted else { return }
+            nextID += 1
+            do {
+                try Sockets.setNoDelay(fd)
+                let session = try tls?.session(socket: fd)
+                let connection = try ServerConnection(id: nextID, fd: fd, tls: session, server: self)
+                try loop.watch(fd, writable: false)
+                connections[fd] = connection
+            } catch {
+                Glibc.close(fd)
+                continue
+            }
+            handler.connectionOpened()
+            let connection = connections[fd]!
+            if connection.handshaking { handshake(connection) } else { flush(connection) }
+        }
+    }
+
+    private func handshake(_ connection: ServerConnection) {
+        guard let tls = connection.tls else { return }
+        switch tls.handshake() {
+        case .done:
+            connection.handshaking = false
+            connection.auth.clientCertificate = tls.verifiedClientName
+            flush(connection)
+        case .wantRead, .wantWrite: break
+        case .closed, .failed: close(connection)
+        }
+    }
+
+    private func readable(_ connection: ServerConnection) {
+        if connection.handshaking {
+            handshake(connection)
+            if connection.handshaking || connection.closed { return }
+        }
+        switch connection.session.wire.receive(using: &readBuffer) {
+        case nil:
+            flush(connection)
+        case .protocolError?:
+            // Tell the client why (GOAWAY PROTOCOL_ERROR), then end.
+            try? connection.session.terminateForProtocolError()  // the connection ends either way
+            flush(connection)
+            close(connection)
+        case .closed?, .failed?:
+            close(connection)
+        }
+    }
+
+    /// Moves the session's output to the socket; closes the connection once neither side wants more.
+    func flush(_ connection: ServerConnection) {
+        guard !connection.closed, !connection.handshaking else { return }
+        let wire = connection.session.wire
+        if wire.send() != nil { return close(connection) }
+        do {
+            try loop.setWritable(connection.fd, wire.hasPendingOutput)
+        } catch {
+            return close(connection)
+        }
+        if wire.isFinished { close(connection) }
+    }
+
+    func close(_ connection: ServerConnection) {
+        guard !connection.closed else { return }
+        loop.forget(connection.fd)
+        connections[connection.fd] = nil
+        connection.close()
+        if !connection.unanswered.isEmpty { handler.deliveryAnswersLost(connection.unanswered.count) }
+        handler.connectionClosed()
+    }
+
+    // MARK: - Delayed answers
+
+    func schedule(_ response: HTTPResponse, connection: ServerConnection, stream: Int32, after milliseconds: Int) {
+        delayed.append((monotonicMilliseconds() + UInt64(milliseconds), connection.id, connection.fd, stream, response))
+    }
+}

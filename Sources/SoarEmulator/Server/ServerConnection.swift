@@ -1,0 +1,106 @@
+import Foundation
+import SoarCrypto
+import SoarHTTP
+import SoarHTTP2
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One client connection: a socket, optional TLS, and a server session. It applies the emulator's
+/// connection rules (APNs' stream limit, GOAWAY after N streams, drops) around the handler.
+///
+/// Lives on the loop's thread only.
+final class ServerConnection: H2ServerSessionDelegate {
+    let id: UInt64
+    let fd: Int32
+    let tls: TLSSession?
+    unowned let server: H2Server
+    private(set) var session: H2ServerSession!
+    var handshaking: Bool
+    var auth = ConnectionAuth()
+    private var streamsSeen = 0
+    private var limitRaised = false
+    private var goingAway = false
+    /// The last stream GOAWAY promised to handle; later ones are refused, never recorded.
+    private var lastStreamHandled = Int32.max
+    /// Recorded deliveries whose answer has not yet left: lost if the connection ends first.
+    private(set) var unanswered: Set<Int32> = []
+    private(set) var closed = false
+
+    init(id: UInt64, fd: Int32, tls: TLSSession?, server: H2Server) throws(H2Error) {
+        self.id = id
+        self.fd = fd
+        self.tls = tls
+        self.server = server
+        handshaking = tls != nil
+        // Few streams until the first accepted request, as APNs does.
+        session = try H2ServerSession(fd: fd, tls: tls, settings: [.maxConcurrentStreams(server.handler.initialStreamLimit)], delegate: self)
+    }
+
+    /// Marks the connection closed and closes its socket.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        session.wire.isClosed = true
+        Glibc.close(fd)
+    }
+
+    // MARK: - H2ServerSessionDelegate
+
+    /// A request is complete: validate it and answer, now or later.
+    ///
+    /// Nothing is handled once the connection is closed (requests read in the same chunk as the
+    /// one that dropped it) or past the last stream a GOAWAY announced: a client sends those
+    /// again elsewhere, so handling them would deliver twice.
+    func requestReceived(_ request: H2Request, stream: Int32) {
+        guard !closed else { return }
+        guard stream <= lastStreamHandled else {
+            try? session.refuse(stream: stream)  // the client treats it as refused either way once GOAWAY arrives
+            return
+        }
+        streamsSeen += 1
+        let action = server.handler.handle(request, auth: &auth, number: streamsSeen)
+        if action.drop {
+            server.close(self)
+            return
+        }
+        if action.recorded { unanswered.insert(stream) }
+        if let goawayAfter = server.handler.goawayAfter, streamsSeen >= goawayAfter, !goingAway {
+            goingAway = true
+            lastStreamHandled = stream
+            do {
+                try session.goAway(lastStreamID: stream)
+            } catch {
+                server.close(self)
+                return
+            }
+        }
+        guard let response = action.response else { return }
+        if action.delayMilliseconds > 0 {
+            server.schedule(response, connection: self, stream: stream, after: action.delayMilliseconds)
+        } else {
+            respond(response, stream: stream)
+        }
+    }
+
+    func pingReceived() { server.handler.pingReceived() }
+
+    func responseSent(stream: Int32) {
+        if unanswered.remove(stream) != nil { server.handler.deliveryAnswered() }
+    }
+
+    /// Submits a response; a 200 on the first request raises the stream limit.
+    func respond(_ response: HTTPResponse, stream: Int32) {
+        guard !closed else { return }
+        do {
+            try session.respond(stream: stream, status: response.status, headers: response.headers, body: response.body)
+            if response.status == 200, !limitRaised {
+                limitRaised = true
+                try session.announce([.maxConcurrentStreams(server.handler.raisedStreamLimit)])
+            }
+        } catch {
+            server.close(self)
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import CNghttp2
+import Foundation
+import SoarCrypto
+
+/// What an HTTP/2 client session reports, as Swift values, while it reads.
+public protocol H2ClientSessionDelegate: AnyObject {
+    /// The server's first SETTINGS came: its stream limit is known.
+    func sessionReceivedSettings()
+    /// A request's HEADERS left: from now on the server may have acted on it.
+    func requestSent(stream: Int32)
+    /// A stream ended. `response` is set when a final status came (it counts even if the upload
+    /// was then reset, RFC 9113 8.1); otherwise `refused` says whether the server refused it
+    /// unprocessed (REFUSED_STREAM, or past a GOAWAY's last stream), so it may go again elsewhere.
+    func streamEnded(stream: Int32, response: H2Response?, refused: Bool, errorCode: UInt32)
+    /// GOAWAY: no new streams on this connection.
+    func goawayReceived(lastStreamID: Int32)
+    /// The answer to our PING came.
+    func pingAcknowledged()
+}
+
+/// An nghttp2 client session over an ``H2Wire``: requests go in as headers and bodies, responses
+/// come back to the delegate whole.
+///
+/// Used on one event-loop thread only.
+public final class H2ClientSession {
+    public let wire: H2Wire
+    unowned let delegate: any H2ClientSessionDelegate
+    var responses: [Int32: H2Response] = [:]
+    var bodies: [Int32: OutgoingBody] = [:]
+    /// Response bodies are kept up to this size.
+    let maxResponseBody: Int
+
+    /// Starts a session on a connected socket and queues our SETTINGS.
+    ///
+    /// - Throws: ``H2Error`` when nghttp2 cannot make the session.
+    public init(fd: Int32, tls: TLSSession?, settings: [H2Setting], maxResponseBody: Int = 64 * 1024, delegate: any H2ClientSessionDelegate) throws(H2Error) {
+        self.delegate = delegate
+        self.maxResponseBody = maxResponseBody
+        var callbacks: OpaquePointer?
+        try nghttp2Call("nghttp2_session_callbacks_new", nghttp2_session_callbacks_new(&callbacks))
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, clientOnHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, clientOnData)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, clientOnFrame)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, clientOnFrameSent)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, clientOnStreamClose)
+        var session: OpaquePointer?
+        // The user data is filled in below, once `self` is whole; nghttp2 calls nothing before then.
+        try nghttp2Call("nghttp2_session_client_new", nghttp2_session_client_new(&session, callbacks, nil))
+        wire = H2Wire(fd: fd, tls: tls, session: session!)
+        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
+        try submitSettings(session!, settings)
+    }
+
+    deinit { nghttp2_session_del(wire.session) }
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (unlimited until its SETTINGS came).
+    public var serverStreamLimit: Int {
+        Int(nghttp2_session_get_remote_settings(wire.session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    }
+
+    /// Queues a request; it leaves with the next ``H2Wire/send()``.
+    ///
+    /// - Parameter unique: header names whose values differ on every request (see ``withHeaderBlock(_:unique:_:)``).
+    /// - Returns: the stream id.
+    /// - Throws: ``H2Error``; ``H2Error/streamIDsExhausted`` means this connection can take no more.
+    public func request(_ headers: [(String, String)], body: Data, unique: Set<String> = []) throws(H2Error) -> Int32 {
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: clientReadBody)
+        let stream = withHeaderBlock(headers, unique: unique) { nva, count in
+            nghttp2_submit_request(wire.session, nil, nva, count, &provider, nil)
+        }
+        try nghttp2Call("nghttp2_submit_request", stream)
+        bodies[stream] = OutgoingBody(data: body)
+        responses[stream] = H2Response()
+        return stream
+    }
+
+    /// Queues a PING.
+    public func ping() throws(H2Error) {
+        try nghttp2Call("nghttp2_submit_ping", nghttp2_submit_ping(wire.session, 0, nil))
+    }
+
+    /// Resets a stream whose answer is no longer wanted; the delegate hears nothing more of it.
+    public func cancel(_ stream: Int32) throws(H2Error) {
+        responses[stream] = nil
+        bodies[stream] = nil
+        try nghttp2Call("nghttp2_submit_rst_stream", nghttp2_submit_rst_stream(wire.session, 0, stream, NGHTTP2_CANCEL.rawValue))
+    }
+}
+
+// nghttp2's callbacks, as plain functions so no actor isolation is inherited. Each finds its
+// session through the user data.
+
+private func clientSession(_ pointer: UnsafeMutableRawPointer?) -> H2ClientSession {
+    Unmanaged<H2ClientSession>.fromOpaque(pointer!).takeUnretainedValue()
+}
+
+private func clientOnHeader(
+    session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, name: UnsafePointer<UInt8>?, nameLength: Int,
+    value: UnsafePointer<UInt8>?, valueLength: Int, flags: UInt8, user: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, let name, let value else { return 0 }
+    let owner = clientSession(user)
+    let id = frame.streamID
+    guard var response = owner.responses.removeValue(forKey: id) else { return 0 }
+    defer { owner.responses[id] = response }
+    let key = UnsafeBufferPointer(start: name, count: nameLength)
+    let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+    if nameLength == 7, key.elementsEqual(":status".utf8) {
+        let status = Int(text) ?? 0
+        // Interim 1xx answers are skipped; the final status is what counts.
+        if status >= 200 { response.status = status }
+    } else if key.first != UInt8(ascii: ":") {
+        response.headers.append((String(decoding: key, as: UTF8.self), text))
+    }
+    return 0
+}
+
+private func clientOnData(
+    session: OpaquePointer?, flags: UInt8, streamID: Int32, data: UnsafePointer<UInt8>?, length: Int, user: UnsafeMutableRawPointer?
+) -> Int32 {
+    let owner = clientSession(user)
+    guard let data, var response = owner.responses.removeValue(forKey: streamID) else { return 0 }
+    if response.body.count + length <= owner.maxResponseBody { response.body.append(data, count: length) }
+    owner.responses[streamID] = response
+    return 0
+}
+
+private func clientOnFrame(session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame else { return 0 }
+    let owner = clientSession(user)
+    guard !owner.wire.isClosed else { return 0 }
+    switch frame.type {
+    case NGHTTP2_SETTINGS.rawValue where !frame.has(NGHTTP2_FLAG_ACK): owner.delegate.sessionReceivedSettings()
+    case NGHTTP2_GOAWAY.rawValue: owner.delegate.goawayReceived(lastStreamID: frame.pointee.goaway.last_stream_id)
+    case NGHTTP2_PING.rawValue where frame.has(NGHTTP2_FLAG_ACK): owner.delegate.pingAcknowledged()
+    default: break
+    }
+    return 0
+}
+
+private func clientOnFrameSent(session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, frame.type == NGHTTP2_HEADERS.rawValue else { return 0 }
+    let owner = clientSession(user)
+    if !owner.wire.isClosed { owner.delegate.requestSent(stream: frame.streamID) }
+    return 0
+}
+
+private func clientOnStreamClose(session: OpaquePointer?, streamID: Int32, errorCode: UInt32, user: UnsafeMutableRawPointer?) -> Int32 {
+    let owner = clientSession(user)
+    owner.bodies[streamID] = nil
+    guard let response = owner.responses.removeValue(forKey: streamID), !owner.wire.isClosed else { return 0 }
+    let answered = response.status >= 200
+    owner.delegate.streamEnded(
+        stream: streamID, response: answered ? response : nil, refused: !answered && errorCode == NGHTTP2_REFUSED_STREAM.rawValue,
+        errorCode: errorCode)
+    return 0
+}
+
+private func clientReadBody(
+    session: OpaquePointer?, streamID: Int32, buffer: UnsafeMutablePointer<UInt8>?, length: Int,
+    flags: UnsafeMutablePointer<UInt32>?, source: UnsafeMutablePointer<nghttp2_data_source>?, user: UnsafeMutableRawPointer?
+) -> Int {
+    let owner = clientSession(user)
+    guard let buffer, let flags, var body = owner.bodies.removeValue(forKey: streamID) else {
+        flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+        return 0
+    }
+    let count = body.read(into: buffer, length: length, flags: flags)
+    if flags.pointee & NGHTTP2_DATA_FLAG_EOF.rawValue == 0 { owner.bodies[streamID] = body }
+    return count
+}

@@ -1,0 +1,178 @@
+import CNghttp2
+import Foundation
+import SoarCrypto
+
+/// What an HTTP/2 server session reports, as Swift values, while it reads.
+public protocol H2ServerSessionDelegate: AnyObject {
+    /// A request arrived whole (headers and body).
+    func requestReceived(_ request: H2Request, stream: Int32)
+    /// A PING (not an ACK) came; nghttp2 answers it.
+    func pingReceived()
+    /// The HEADERS of our response on `stream` left.
+    func responseSent(stream: Int32)
+}
+
+/// An nghttp2 server session over an ``H2Wire``: requests come to the delegate whole, responses
+/// go out with ``respond(stream:status:headers:body:)``.
+///
+/// Used on one event-loop thread only.
+public final class H2ServerSession {
+    public let wire: H2Wire
+    unowned let delegate: any H2ServerSessionDelegate
+    /// Requests still arriving, with the header bytes counted so far.
+    var requests: [Int32: (request: H2Request, headerBytes: Int)] = [:]
+    var bodies: [Int32: OutgoingBody] = [:]
+    /// Requests with larger headers are reset.
+    public let maxHeaderBytes: Int
+    /// Bodies are kept up to this size; past it only the size is counted.
+    public let maxBodyBytes: Int
+
+    /// Starts a session on an accepted socket and queues our SETTINGS.
+    ///
+    /// - Throws: ``H2Error`` when nghttp2 cannot make the session.
+    public init(fd: Int32, tls: TLSSession?, settings: [H2Setting], maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 64 * 1024,
+                delegate: any H2ServerSessionDelegate) throws(H2Error) {
+        self.delegate = delegate
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxBodyBytes = maxBodyBytes
+        var callbacks: OpaquePointer?
+        try nghttp2Call("nghttp2_session_callbacks_new", nghttp2_session_callbacks_new(&callbacks))
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, serverOnBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, serverOnHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, serverOnData)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, serverOnFrame)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, serverOnFrameSent)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, serverOnStreamClose)
+        var session: OpaquePointer?
+        try nghttp2Call("nghttp2_session_server_new", nghttp2_session_server_new(&session, callbacks, nil))
+        wire = H2Wire(fd: fd, tls: tls, session: session!)
+        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
+        try submitSettings(session!, settings + [.maxHeaderListSize(UInt32(maxHeaderBytes))])
+    }
+
+    deinit { nghttp2_session_del(wire.session) }
+
+    /// Queues a response; a body goes out after the headers, in DATA frames.
+    public func respond(stream: Int32, status: Int, headers: [(String, String)], body: Data = Data()) throws(H2Error) {
+        var all = [(":status", String(status))] + headers
+        if !body.isEmpty { all.append(("content-length", String(body.count))) }
+        let result: Int32 = withHeaderBlock(all) { nva, count in
+            if body.isEmpty { return nghttp2_submit_response(wire.session, stream, nva, count, nil) }
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: serverReadBody)
+            return nghttp2_submit_response(wire.session, stream, nva, count, &provider)
+        }
+        try nghttp2Call("nghttp2_submit_response", result)
+        if !body.isEmpty { bodies[stream] = OutgoingBody(data: body) }
+    }
+
+    /// Announces new SETTINGS, such as a raised stream limit.
+    public func announce(_ settings: [H2Setting]) throws(H2Error) {
+        try submitSettings(wire.session, settings)
+    }
+
+    /// Sends GOAWAY: streams up to `lastStreamID` will be answered, later ones are not handled.
+    public func goAway(lastStreamID: Int32) throws(H2Error) {
+        try nghttp2Call("nghttp2_submit_goaway", nghttp2_submit_goaway(wire.session, 0, lastStreamID, NGHTTP2_NO_ERROR.rawValue, nil, 0))
+    }
+
+    /// Refuses a stream unprocessed (RST_STREAM REFUSED_STREAM): the client may send it again.
+    public func refuse(stream: Int32) throws(H2Error) {
+        try nghttp2Call("nghttp2_submit_rst_stream", nghttp2_submit_rst_stream(wire.session, 0, stream, NGHTTP2_REFUSED_STREAM.rawValue))
+    }
+
+    /// Ends the session with GOAWAY PROTOCOL_ERROR, after the peer broke the protocol.
+    public func terminateForProtocolError() throws(H2Error) {
+        try nghttp2Call("nghttp2_session_terminate_session", nghttp2_session_terminate_session(wire.session, NGHTTP2_PROTOCOL_ERROR.rawValue))
+    }
+}
+
+// nghttp2's callbacks, as plain functions so no actor isolation is inherited. Each finds its
+// session through the user data.
+
+private func serverSession(_ pointer: UnsafeMutableRawPointer?) -> H2ServerSession {
+    Unmanaged<H2ServerSession>.fromOpaque(pointer!).takeUnretainedValue()
+}
+
+private func serverOnBeginHeaders(session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, frame.type == NGHTTP2_HEADERS.rawValue, frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+    serverSession(user).requests[frame.streamID] = (H2Request(), 0)
+    return 0
+}
+
+private func serverOnHeader(
+    session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, name: UnsafePointer<UInt8>?, nameLength: Int,
+    value: UnsafePointer<UInt8>?, valueLength: Int, flags: UInt8, user: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, let name, let value else { return 0 }
+    let owner = serverSession(user)
+    let id = frame.streamID
+    guard var entry = owner.requests.removeValue(forKey: id) else { return 0 }  // moved out: grows without a copy
+    entry.headerBytes += nameLength + valueLength + 32
+    guard entry.headerBytes <= owner.maxHeaderBytes else { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
+    let key = UnsafeBufferPointer(start: name, count: nameLength)
+    let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+    if key.elementsEqual(":method".utf8) {
+        entry.request.method = text
+    } else if key.elementsEqual(":path".utf8) {
+        entry.request.path = text
+    } else if key.first != UInt8(ascii: ":") {
+        entry.request.headers.append((String(decoding: key, as: UTF8.self), text))
+    }
+    owner.requests[id] = entry
+    return 0
+}
+
+private func serverOnData(
+    session: OpaquePointer?, flags: UInt8, streamID: Int32, data: UnsafePointer<UInt8>?, length: Int, user: UnsafeMutableRawPointer?
+) -> Int32 {
+    let owner = serverSession(user)
+    guard let data, var entry = owner.requests.removeValue(forKey: streamID) else { return 0 }
+    entry.request.bodySize += length
+    if entry.request.body.count + length <= owner.maxBodyBytes { entry.request.body.append(data, count: length) }
+    owner.requests[streamID] = entry
+    return 0
+}
+
+private func serverOnFrame(session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame else { return 0 }
+    let owner = serverSession(user)
+    guard !owner.wire.isClosed else { return 0 }
+    if frame.type == NGHTTP2_PING.rawValue, !frame.has(NGHTTP2_FLAG_ACK) {
+        owner.delegate.pingReceived()
+        return 0
+    }
+    guard frame.has(NGHTTP2_FLAG_END_STREAM), frame.type == NGHTTP2_HEADERS.rawValue || frame.type == NGHTTP2_DATA.rawValue,
+        let entry = owner.requests.removeValue(forKey: frame.streamID)
+    else { return 0 }
+    owner.delegate.requestReceived(entry.request, stream: frame.streamID)
+    return 0
+}
+
+private func serverOnFrameSent(session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, frame.type == NGHTTP2_HEADERS.rawValue else { return 0 }
+    let owner = serverSession(user)
+    if !owner.wire.isClosed { owner.delegate.responseSent(stream: frame.streamID) }
+    return 0
+}
+
+private func serverOnStreamClose(session: OpaquePointer?, streamID: Int32, errorCode: UInt32, user: UnsafeMutableRawPointer?) -> Int32 {
+    let owner = serverSession(user)
+    owner.requests[streamID] = nil
+    owner.bodies[streamID] = nil
+    return 0
+}
+
+private func serverReadBody(
+    session: OpaquePointer?, streamID: Int32, buffer: UnsafeMutablePointer<UInt8>?, length: Int,
+    flags: UnsafeMutablePointer<UInt32>?, source: UnsafeMutablePointer<nghttp2_data_source>?, user: UnsafeMutableRawPointer?
+) -> Int {
+    let owner = serverSession(user)
+    guard let buffer, let flags, var body = owner.bodies.removeValue(forKey: streamID) else {
+        flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+        return 0
+    }
+    let count = body.read(into: buffer, length: length, flags: flags)
+    if flags.pointee & NGHTTP2_DATA_FLAG_EOF.rawValue == 0 { owner.bodies[streamID] = body }
+    return count
+}
