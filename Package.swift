@@ -37,6 +37,7 @@ let package = Package(
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
+        .testTarget(name: "SoarHTTP2Tests", dependencies: ["SoarHTTP2"]),
         .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting"]),

@@ -127,19 +127,35 @@ rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 peak_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
 
 # CPU accounting of running processes from /proc/PID/stat (utime + stime, all threads):
-#   busy_start PID...; <run a client>; busy_stop; busy_pct PID SECONDS
+#   busy_start PID...; <run a client>; busy_stop; busy_pct PID SECONDS; busy_rest CLIENT_CPU_SECONDS
 # busy_pct prints the % of one core PID used between start and stop, over SECONDS (the client's own
-# duration, the same one its rate is computed with).
+# duration, the same one its rate is computed with). busy_rest prints the % of one core the rest of
+# the machine used over the same wall time (from /proc/stat, minus the PIDs and the client's own
+# CPU): the kernel's loopback softirq work, and anything else running, such as a build: when it is
+# more than a few tens of percent, that round shared the machine and its figures are low.
 clk_tck=$(getconf CLK_TCK)
 ticks() { local s; s=$(<"/proc/$1/stat"); s=${s##*) }; local f=($s); echo $((f[11] + f[12])); }
+machine_ticks() { local cpu u n s i w irq sirq st rest; read -r cpu u n s i w irq sirq st rest </proc/stat; echo $((u + n + s + irq + sirq + st)); }
 declare -A busy_t0 busy_t1
-busy_start() { busy_t0=(); busy_t1=(); local p; for p; do busy_t0[$p]=$(ticks "$p"); done; }
-busy_stop() { local p; for p in "${!busy_t0[@]}"; do busy_t1[$p]=$(ticks "$p"); done; }
+busy_start() {
+  busy_t0=(); busy_t1=(); local p; for p; do busy_t0[$p]=$(ticks "$p"); done
+  busy_m0=$(machine_ticks); busy_w0=$EPOCHREALTIME
+}
+busy_stop() {
+  busy_w1=$EPOCHREALTIME; busy_m1=$(machine_ticks)
+  local p; for p in "${!busy_t0[@]}"; do busy_t1[$p]=$(ticks "$p"); done
+}
 busy_pct() { awk -v t="$(( busy_t1[$1] - busy_t0[$1] ))" -v hz="$clk_tck" -v s="$2" 'BEGIN {printf "%.0f", 100 * t / hz / s}'; }
+busy_rest() {
+  local p tracked=0
+  for p in "${!busy_t0[@]}"; do tracked=$((tracked + busy_t1[$p] - busy_t0[$p])); done
+  awk -v m="$((busy_m1 - busy_m0 - tracked))" -v hz="$clk_tck" -v c="$1" -v w0="$busy_w0" -v w1="$busy_w1" \
+    'BEGIN {r = 100 * (m / hz - c) / (w1 - w0); printf "%.0f", r < 0 ? 0 : r}'
+}
 
 # h2load_run URL N CLIENTS STREAMS TOKEN: h2load POSTs the payload to the paths of $work/uris.txt
 # on URL, after checking every request got a 2xx. Sets h2load_rate (requests/s, h2load's own),
-# h2load_seconds (its "finished in") and h2load_cores (its CPU time / its process's wall time,
+# h2load_seconds (its "finished in"), h2load_cpu (its CPU seconds) and h2load_cores (its CPU time / its process's wall time,
 # reading the URI file included).
 # h2load starts every client at the file's first URI: with -c4 -n 100000 each connection sends the
 # first 25,000 tokens once each, so no connection repeats a path, as with soar (whose 4 connections
@@ -153,6 +169,7 @@ h2load_run() {
     { echo "h2load failed against $1:" >&2; echo "$out" >&2; exit 1; }
   h2load_rate=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
   h2load_seconds=$(awk -v n="$2" -v r="$h2load_rate" 'BEGIN {print n / r}')
+  h2load_cpu=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['cpu_seconds'])" "$run")
   h2load_cores=$(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print(r['cpu_seconds'] / r['seconds'])" "$run")
 }
 

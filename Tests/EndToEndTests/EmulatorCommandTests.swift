@@ -45,6 +45,23 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir.path + "/AuthKey_SOARKEY001.p8"))
     }
 
+    @Test func twoEmulatorsOnFreePortsBothStartWithoutNamingAControlPort() throws {
+        let first = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--dir", TemporaryDirectory().path, "--quiet"])
+        let second = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--dir", TemporaryDirectory().path, "--quiet"])
+        #expect(first.readLine()?.hasPrefix("APNs emulator: https://") == true, "\(first.standardError)")
+        #expect(second.readLine()?.hasPrefix("APNs emulator: https://") == true, "\(second.standardError)")
+        #expect(first.stop() == 0 && second.stop() == 0)
+    }
+
+    @Test func aCommandGroupWithoutItsSubcommandListsThem() throws {
+        let push = try ProcessRunner.run(SoarBinary.path, ["push"])
+        #expect(push.status == 2 && push.stderr.contains("push send") && !push.stderr.contains("unknown command"), "\(push.stderr)")
+        let keys = try ProcessRunner.run(SoarBinary.path, ["keys", "--help"])
+        #expect(keys.status == 0 && keys.stdout.contains("keys generate"))
+        let payload = try ProcessRunner.run(SoarBinary.path, ["payload", "frobnicate"])
+        #expect(payload.status == 2 && payload.stderr.contains("unknown command 'payload frobnicate'") && payload.stderr.contains("payload validate"))
+    }
+
     @Test func badConfigurationExitsTwoWithAReason() throws {
         let taken = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--control-port", "0", "--dir", TemporaryDirectory().path])
         let port = try #require(taken.readLine()?.split(separator: ":").last.map(String.init))

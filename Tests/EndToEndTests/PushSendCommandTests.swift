@@ -11,9 +11,9 @@ import Testing
         ]
     }
 
-    func soar(_ arguments: [String], environment: [String: String], input: Data? = nil) throws -> ProcessResult {
+    func soar(_ arguments: [String], environment: [String: String], input: Data? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
         let pairs = environment.map { "\($0.key)=\($0.value)" }
-        return try ProcessRunner.run("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin"] + pairs + [SoarBinary.path] + arguments, input: input)
+        return try ProcessRunner.run("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin"] + pairs + [SoarBinary.path] + arguments, input: input, timeout: timeout)
     }
 
     @Test func sendsToEveryTokenAndReportsEachLine() throws {
@@ -49,6 +49,40 @@ import Testing
         environment["APNS_URL"] = "https://127.0.0.1:1"
         let result = try soar(["push", "send", "--apns-url", fixture.url, "--token", "00aa", "--title", "t", "--body", "b"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test func anUnreachableServerWithSeveralTokensEndsAtOnceWithThree() throws {
+        // Used to hang: the second token was queued from the loop's own thread with nothing to wake it.
+        let fixture = try EmulatorFixture()
+        let result = try soar(
+            ["push", "send", "--apns-url", "https://127.0.0.1:1", "--retries", "0", "--connections", "1", "--streams", "1", "--token", "00aa,00bb", "--title", "a", "--body", "b"],
+            environment: environment(fixture), timeout: 20)
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == 2)
+    }
+
+    @Test func aCertificateThatDoesNotVerifyFailsFastAsConfigurationNotRetried() throws {
+        let fixture = try EmulatorFixture()
+        let other = try EmulatorFixture()
+        let result = try soar(["push", "send", "--ca-file", other.caFile, "--token", "00aa,00bb", "--title", "a", "--body", "b", "--json"], environment: environment(fixture), timeout: 20)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("certificate verification failed"))
+        let lines = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.count == 2 && lines.allSatisfy { $0["class"] as? String == "permanent" && $0["attempts"] as? Int == 1 })
+    }
+
+    @Test func anEncryptedKeyIsRefusedWithAReasonNeverAPrompt() throws {
+        let fixture = try EmulatorFixture()
+        let dir = TemporaryDirectory()
+        let encrypted = dir.path + "/encrypted.p8"
+        let made = try ProcessRunner.run("openssl", ["pkcs8", "-topk8", "-in", fixture.keyFile, "-out", encrypted, "-v2", "aes-256-cbc", "-passout", "pass:secret"])
+        #expect(made.status == 0, "\(made.stderr)")
+        var environment = environment(fixture)
+        environment["APNS_PRIVATE_KEY"] = nil
+        environment["APNS_PRIVATE_KEY_FILE"] = encrypted
+        let result = try soar(["push", "send", "--token", "00aa", "--title", "a", "--body", "b"], environment: environment, timeout: 20)
+        #expect(result.status == 2 && result.stderr.contains("encrypted"), "\(result.stderr)")
+        #expect(!result.stderr.contains("secret"))
     }
 
     @Test func configurationAndUsageErrorsExitTwoAndUnreachableThree() throws {

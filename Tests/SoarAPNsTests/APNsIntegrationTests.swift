@@ -100,6 +100,7 @@ import Testing
         #expect(failures.isEmpty, "\(failures.prefix(3))")
         #expect(delivered.count == 2000)
         #expect(fixture.emulator.state.counters.connectionsOpened > 5)
+        #expect(fixture.emulator.state.counters.accepted == 2000, "streams past GOAWAY's last one are refused, not recorded and sent again")
 
         _ = try fixture.control("POST", "/faults", body: #"{"goaway_after":null,"drop_after":400}"#)
         var droppedAndRetried = 0
@@ -107,6 +108,26 @@ import Testing
             if result.outcome.isDelivered { droppedAndRetried += 1 }
         }
         #expect(droppedAndRetried == 1000)
+        let counters = fixture.emulator.state.counters
+        #expect(counters.acceptedAnswered + counters.acceptedAnswerLost == counters.accepted)
+    }
+
+    @Test func answersLostWithADroppedConnectionAreReportedAsPossiblyDelivered() async throws {
+        let fixture = try EmulatorFixture { $0.faults.dropAfter = 50; $0.deliveryLog = nil }
+        let client = try Self.client(fixture, retry: .none)
+        var delivered = 0, unknown = 0, failed: [String] = []
+        for await result in client.send((0..<600).lazy.map { _ in APNsNotification(token: token, payload: Payload()) }, maxInFlight: 300) {
+            switch result.outcome {
+            case .delivered: delivered += 1
+            case .failed(let failure) where failure.mayHaveBeenDelivered && failure.reason == APNsFailure.deliveryUnknown: unknown += 1
+            case .failed(let failure): failed.append(failure.description)
+            }
+        }
+        let counters = fixture.emulator.state.counters
+        #expect(failed.isEmpty, "\(failed.prefix(3))")
+        #expect(delivered + unknown == 600 && unknown > 0)
+        #expect(counters.acceptedAnswerLost > 0 && unknown >= counters.acceptedAnswerLost, "every recorded delivery whose answer was lost is one the client calls unknown")
+        #expect(counters.acceptedAnswered + counters.acceptedAnswerLost == counters.accepted)
     }
 
     @Test func certificateAuthentication() async throws {

@@ -131,6 +131,20 @@ import Testing
         #expect(failure?.detail == "cannot resolve apns.example: Name or service not known" && failure?.classification == .retryable)
     }
 
+    @Test func aServerThatTakesTCPButNeverSpeaksIsAConfigurationErrorNotRetried() async throws {
+        let fixture = try EmulatorFixture()
+        let silent = try Sockets.listen(host: "127.0.0.1", port: 0)  // the kernel completes TCP; nobody answers
+        defer { close(silent) }
+        let port = try Sockets.localPort(silent)
+        let client = try Self.client(fixture, url: "https://127.0.0.1:\(port)") {
+            $0.connectTimeout = .milliseconds(200)
+            $0.retry = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(1))
+        }
+        let failure = await client.sendAlert(title: "t", body: "b", to: token).failure
+        #expect(failure?.transportError?.kind == .misconfigured && failure?.attempts == 1, "\(String(describing: failure))")
+        #expect(failure?.detail?.contains("is it an APNs server?") == true)
+    }
+
     @Test func anAnswerThatNeverComesTimesOut() async throws {
         let fixture = try EmulatorFixture { $0.faults.latencyMilliseconds = 5_000 }
         let client = try Self.client(fixture) { $0.timeout = .milliseconds(300) }

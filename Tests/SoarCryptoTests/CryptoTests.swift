@@ -4,6 +4,32 @@ import Testing
 @testable import SoarCrypto
 
 @Suite struct P256KeyTests {
+    @Test func anEncryptedKeyOpensWithItsPassphraseAndFailsClearlyWithoutNeverPrompting() throws {
+        let key = try P256Key.generate()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soar-p8-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let plain = directory.appendingPathComponent("key.p8").path
+        let encrypted = directory.appendingPathComponent("encrypted.p8").path
+        try key.privatePEM().write(toFile: plain, atomically: true, encoding: .utf8)
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["pkcs8", "-topk8", "-in", plain, "-out", encrypted, "-v2", "aes-256-cbc", "-passout", "pass:open sesame"]
+        try openssl.run()
+        openssl.waitUntilExit()
+        let pem = try String(contentsOfFile: encrypted, encoding: .utf8)
+        #expect(pem.contains("ENCRYPTED"))
+        let opened = try P256Key(privatePEM: pem, passphrase: "open sesame")
+        #expect(try opened.publicPEM() == key.publicPEM())
+        #expect { try P256Key(privatePEM: pem) } throws: { "\($0)".contains("encrypted and no passphrase was given") }
+        #expect { try P256Key(privatePEM: pem, passphrase: "wrong") } throws: { "\($0)".contains("wrong passphrase") }
+    }
+
+    @Test func onlyRealAddressLiteralsAreCheckedAsAddresses() {
+        #expect(TLSClientContext.isIPAddress("127.0.0.1") && TLSClientContext.isIPAddress("::1"))
+        #expect(!TLSClientContext.isIPAddress("10.1") && !TLSClientContext.isIPAddress("api.push.apple.com") && !TLSClientContext.isIPAddress("1.2.3.4.5"))
+    }
+
     @Test func signaturesVerifyAndTamperingFails() throws {
         let key = try P256Key.generate()
         let message = Data("hello".utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import SoarCrypto
 import SoarEmulator
 
@@ -49,7 +50,7 @@ struct KeysGenerateCommand: Command {
             try DevelopmentKey.write(key, to: privatePath)
             try key.publicPEM().write(toFile: publicPath, atomically: true, encoding: .utf8)
         } catch {
-            throw .failure("cannot write the key files in \(directory): \(error)")
+            throw .failure("cannot write the key files in \(directory): \(ErrorText.describe(error))")
         }
         console.print("private key: \(privatePath)")
         console.print("public key: \(publicPath)")

@@ -130,19 +130,43 @@ struct PushSendCommand: Command {
             return notification
         }
         let json = json
+        let watch = Self.reportLongWaits(tally, total: tokens.count, url: configuration.environment.baseURL, timeout: configuration.timeout, console: console)
         await client.send(notifications, maxInFlight: min(1000, connections * streams)) { result in
             tally.record(result, line: json ? Self.json(result) : Self.text(result), console: console)
         }
+        watch.cancel()
         tally.finish()
-        let (failed, unreachable) = tally.counts
-        if unreachable == tokens.count { throw .unreachable("could not reach \(configuration.environment.baseURL)") }
-        if failed > 0 { throw .failure("\(failed) of \(tokens.count) notification(s) failed") }
+        let counts = tally.counts
+        if counts.misconfigured == tokens.count, let reason = counts.firstReason { throw .configuration(reason) }
+        if counts.unreachable == tokens.count { throw .unreachable("could not reach \(configuration.environment.baseURL)") }
+        if counts.failed > 0 {
+            let unknown = counts.unknown > 0 ? "; \(counts.unknown) may have been delivered (their answers were lost)" : ""
+            throw .failure("\(counts.failed) of \(tokens.count) notification(s) not confirmed delivered\(unknown)")
+        }
+    }
+
+    /// While no answer comes for a while, says on standard error what the run is waiting for.
+    static func reportLongWaits(_ tally: Tally, total: Int, url: String, timeout: Duration, console: Console) -> Task<Void, Never> {
+        Task {
+            var seen = -1
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(5))
+                guard !Task.isCancelled else { return }
+                let done = tally.completed
+                if done == seen {
+                    console.warn("waiting for \(url): \(total - done) of \(total) notification(s) not answered yet (each gives up after \(timeout))")
+                }
+                seen = done
+            }
+        }
     }
 
     static func text(_ result: APNsResult) -> String {
         switch result.outcome {
         case .delivered(let id, let unique):
             return "delivered \(result.notification.token) apns-id=\(id)" + (unique.map { " unique-id=\($0)" } ?? "")
+        case .failed(let failure) where failure.mayHaveBeenDelivered:
+            return "unknown \(result.notification.token) \(failure) [may have been delivered]"
         case .failed(let failure):
             let note = failure.isInvalidToken ? " [invalid token: remove it]" : failure.classification == .retryable ? " [retryable]" : ""
             return "failed \(result.notification.token) \(failure)\(note)"
@@ -160,6 +184,7 @@ struct PushSendCommand: Command {
             object["status"] = .int(failure.status)
             object["reason"] = .string(failure.reason.rawValue)
             object["class"] = .string(failure.classification.rawValue)
+            if failure.mayHaveBeenDelivered { object["may_have_been_delivered"] = true }
             object["attempts"] = .int(failure.attempts)
             if let id = failure.apnsID { object["apns_id"] = .string(id) }
             if let detail = failure.detail { object["detail"] = .string(detail) }
@@ -189,20 +214,39 @@ struct PushSendCommand: Command {
 }
 
 /// Counts results and prints their lines as they arrive on the transport's thread.
-private final class Tally: @unchecked Sendable {
+final class Tally: @unchecked Sendable {
+    struct Counts {
+        var completed = 0
+        var failed = 0
+        /// Never reached the server.
+        var unreachable = 0
+        /// The server cannot be used as configured (certificate, no HTTP/2).
+        var misconfigured = 0
+        /// Left, and the answer was lost.
+        var unknown = 0
+        var firstReason: String?
+    }
+
     private let lock = NSLock()
     private let progress: Progress
-    private var failed = 0
-    private var unreachable = 0
+    private var state = Counts()
 
     init(progress: Progress) { self.progress = progress }
 
     func record(_ result: APNsResult, line: String, console: Console) {
         lock.lock()
         defer { lock.unlock() }
+        state.completed += 1
         if let failure = result.outcome.failure {
-            failed += 1
-            if failure.classification == .retryable && failure.status == 0 { unreachable += 1 }
+            state.failed += 1
+            if failure.mayHaveBeenDelivered { state.unknown += 1 }
+            switch failure.transportError?.kind {
+            case .unreachable? where !failure.mayHaveBeenDelivered: state.unreachable += 1
+            case .misconfigured?:
+                state.misconfigured += 1
+                if state.firstReason == nil { state.firstReason = failure.transportError?.message }
+            default: break
+            }
         }
         progress.clear()
         console.print(line)
@@ -211,9 +255,11 @@ private final class Tally: @unchecked Sendable {
 
     func finish() { progress.finish() }
 
-    var counts: (failed: Int, unreachable: Int) {
+    var counts: Counts {
         lock.lock()
         defer { lock.unlock() }
-        return (failed, unreachable)
+        return state
     }
+
+    var completed: Int { counts.completed }
 }

@@ -167,6 +167,7 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
         guard !connection.closed, !connection.handshaking else { return }
         let wire = connection.session.wire
         if wire.send() != nil { return close(connection) }
+        if !wire.hasPendingOutput { connection.outputDelivered() }
         do {
             try loop.setWritable(connection.fd, wire.hasPendingOutput)
         } catch {

@@ -24,8 +24,11 @@ final class ServerConnection: H2ServerSessionDelegate {
     private var goingAway = false
     /// The last stream GOAWAY promised to handle; later ones are refused, never recorded.
     private var lastStreamHandled = Int32.max
-    /// Recorded deliveries whose answer has not yet left: lost if the connection ends first.
+    /// Recorded deliveries whose answer has not yet been handed to the kernel: lost if the
+    /// connection ends first.
     private(set) var unanswered: Set<Int32> = []
+    /// Of those, the ones whose answer nghttp2 has written into the outgoing bytes.
+    private var answersWritten: [Int32] = []
     private(set) var closed = false
 
     init(id: UInt64, fd: Int32, tls: TLSSession?, server: H2Server) throws(H2Error) {
@@ -87,7 +90,13 @@ final class ServerConnection: H2ServerSessionDelegate {
     func pingReceived() { server.handler.pingReceived() }
 
     func responseSent(stream: Int32) {
-        if unanswered.remove(stream) != nil { server.handler.deliveryAnswered() }
+        if unanswered.contains(stream) { answersWritten.append(stream) }
+    }
+
+    /// Every byte written so far has reached the socket: those answers have left.
+    func outputDelivered() {
+        for stream in answersWritten where unanswered.remove(stream) != nil { server.handler.deliveryAnswered() }
+        answersWritten.removeAll(keepingCapacity: true)
     }
 
     /// Submits a response; a 200 on the first request raises the stream limit.

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import SoarCrypto
 
 /// The files an emulator keeps between runs in its directory: a throwaway CA and server
@@ -27,7 +28,7 @@ public struct EmulatorFiles: Sendable {
             try server.key.privatePEM().write(toFile: keyFile, atomically: true, encoding: .utf8)
             try fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
         } catch {
-            throw EmulatorError("cannot prepare TLS files in \(directory): \(error)")
+            throw EmulatorError("cannot prepare TLS files in \(directory): \(ErrorText.describe(error))")
         }
     }
 
@@ -41,7 +42,7 @@ public struct EmulatorFiles: Sendable {
             let pem = try String(contentsOfFile: developmentKeyFile, encoding: .utf8)
             return RegisteredKey(teamID: DevelopmentKey.teamID, keyID: DevelopmentKey.keyID, publicKey: try P256Key(publicPEM: pem))
         } catch {
-            throw EmulatorError("cannot prepare the development key \(developmentKeyFile): \(error)")
+            throw EmulatorError("cannot prepare the development key \(developmentKeyFile): \(ErrorText.describe(error))")
         }
     }
 }

@@ -68,3 +68,28 @@ import Testing
         #expect(UiState<[Int]>.error("x").errorMessage == "x")
     }
 }
+
+@Suite struct ErrorTextTests {
+    @Test func fileErrorsReadAsTheSystemsReasonNotFoundationsDomainDump() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soar-errortext-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let blocker = directory.appendingPathComponent("file")
+        try Data("x".utf8).write(to: blocker)
+        do {
+            // A directory cannot be made under a plain file.
+            try FileManager.default.createDirectory(atPath: blocker.path + "/sub", withIntermediateDirectories: true)
+            Issue.record("expected a failure")
+        } catch {
+            let text = ErrorText.describe(error)
+            #expect(!text.contains("NSCocoaErrorDomain") && !text.isEmpty, "\(text)")
+        }
+        do {
+            _ = try String(contentsOfFile: directory.appendingPathComponent("missing").path, encoding: .utf8)
+        } catch {
+            #expect(ErrorText.describe(error) == "No such file or directory")
+        }
+        struct Plain: Error, CustomStringConvertible { var description: String { "plain words" } }
+        #expect(ErrorText.describe(Plain()) == "plain words")
+    }
+}
