@@ -21,7 +21,6 @@ final class EmulatorService: StreamHandler {
         self.log = log
     }
 
-    var goawayAfter: Int? { state.faults.goawayAfter }
     func connectionOpened() { state.connectionOpened() }
     func connectionClosed() { state.connectionClosed() }
     func pingReceived() { state.pingReceived() }
@@ -35,7 +34,7 @@ final class EmulatorService: StreamHandler {
         }
         let (count, faults) = state.countRequest()
         if let dropAfter = faults.dropAfter, number >= dropAfter { return StreamAction(drop: true) }
-        var action = StreamAction(delayMilliseconds: faults.latencyMilliseconds)
+        var action = StreamAction(delayMilliseconds: faults.latencyMilliseconds, goawayAfter: faults.goawayAfter)
         if faults.status != nil, count % faults.every == 0 {
             state.recordRejection(faults.reason, injected: true)
             action.response = Self.rejection(reason: faults.reason.rawValue, status: faults.reason.status, apnsID: request.header("apns-id") ?? RandomUUID.lowercase(), timestamp: nil)

@@ -114,14 +114,13 @@ struct ConnectionPool {
 
     /// The server's SETTINGS came (the first or a later one): its stream limit is known.
     mutating func settingsReceived(_ connection: ConnectionID, streamLimit: Int, now: UInt64) -> [Action] {
-        guard var entry = connections[connection] else { return take() }
-        entry.streamLimit = max(0, streamLimit)
-        if entry.state == .opening {
-            entry.state = .ready
-            entry.lastActivity = now
+        guard connections[connection] != nil else { return take() }
+        connections[connection]!.streamLimit = max(0, streamLimit)
+        if connections[connection]!.state == .opening {
+            connections[connection]!.state = .ready
+            connections[connection]!.lastActivity = now
             everReady = true
         }
-        connections[connection] = entry
         schedule(now: now)
         return take()
     }
@@ -133,9 +132,9 @@ struct ConnectionPool {
 
     /// The request is over on this connection (answered, or completed by the caller): its stream is free.
     mutating func requestEnded(_ id: RequestID, on connection: ConnectionID, now: UInt64) -> [Action] {
-        guard var entry = connections[connection], entry.inFlight.removeValue(forKey: id) != nil else { return take() }
-        entry.lastActivity = now
-        connections[connection] = entry
+        // In place (`connections[x]!.…`): a copy of the entry would copy its whole in-flight table.
+        guard connections[connection]?.inFlight.removeValue(forKey: id) != nil else { return take() }
+        connections[connection]!.lastActivity = now
         closeIfDrained(connection)
         schedule(now: now)
         return take()
@@ -259,17 +258,15 @@ struct ConnectionPool {
     private mutating func schedule(now: UInt64) {
         guard !isShutDown else { return }
         for connection in order where head < queue.count {
-            guard var entry = connections[connection], entry.state == .ready else { continue }
+            guard let entry = connections[connection], entry.state == .ready else { continue }
             var room = min(entry.streamLimit, configuration.maxStreamsPerConnection) - entry.inFlight.count
-            guard room > 0 else { continue }
             while room > 0, head < queue.count {
                 let waiting = queue[head]
                 head += 1
-                entry.inFlight[waiting.id] = (waiting.deadline, false)
+                connections[connection]!.inFlight[waiting.id] = (waiting.deadline, false)
                 actions.append(.send(waiting.id, on: connection))
                 room -= 1
             }
-            connections[connection] = entry
         }
         if head < queue.count {
             let opening = resolving || connections.values.contains { $0.state == .opening }

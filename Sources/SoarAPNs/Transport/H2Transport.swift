@@ -63,12 +63,17 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     }
 
     func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
-        let queued = loop.execute { [self] in
-            nextRequest += 1
-            pending[nextRequest] = Pending(request: request, completion: completion)
-            apply(pool.enqueue(nextRequest, now: monotonicMilliseconds()))
-        }
+        // From the loop's own thread (a completion sending the next notification) the request is
+        // taken at once, so it leaves with this turn's writes instead of waiting for the next turn.
+        if loop.inLoop { return accept(request, completion) }
+        let queued = loop.execute { [self] in accept(request, completion) }
         if !queued { completion(.failure(.shutDown)) }
+    }
+
+    private func accept(_ request: TransportRequest, _ completion: @escaping @Sendable (TransportResult) -> Void) {
+        nextRequest += 1
+        pending[nextRequest] = Pending(request: request, completion: completion)
+        apply(pool.enqueue(nextRequest, now: monotonicMilliseconds()))
     }
 
     /// Fails what is still queued or in flight, closes the connections and stops the thread;

@@ -69,7 +69,7 @@ final class ServerConnection: H2ServerSessionDelegate {
             return
         }
         if action.recorded { unanswered.insert(stream) }
-        if let goawayAfter = server.handler.goawayAfter, streamsSeen >= goawayAfter, !goingAway {
+        if let goawayAfter = action.goawayAfter, streamsSeen >= goawayAfter, !goingAway {
             goingAway = true
             lastStreamHandled = stream
             do {

@@ -11,6 +11,8 @@ struct StreamAction {
     var drop = false
     /// The request was recorded as a delivery: its answer is counted as sent or lost.
     var recorded = false
+    /// GOAWAY once the connection has carried this many streams (the fault in force for this request).
+    var goawayAfter: Int?
 }
 
 /// The emulator's logic as the HTTP/2 layer calls it; the layer knows nothing of APNs.
@@ -20,8 +22,6 @@ protocol StreamHandler: AnyObject, Sendable {
     /// SETTINGS_MAX_CONCURRENT_STREAMS before and after a connection's first 200.
     var initialStreamLimit: UInt32 { get }
     var raisedStreamLimit: UInt32 { get }
-    /// GOAWAY once a connection has carried this many streams.
-    var goawayAfter: Int? { get }
     func connectionOpened()
     func connectionClosed()
     /// A PING (not an ACK) came; nghttp2 answers it.

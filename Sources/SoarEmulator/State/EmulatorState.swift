@@ -53,7 +53,7 @@ public final class EmulatorState: Sendable {
 
     public func key(id: String) -> RegisteredKey? { inner.withLock { $0.keys[id] } }
 
-    public func mark(_ token: String) -> Mark? { inner.withLock { $0.marks[token.lowercased()] } }
+    public func mark(_ token: String) -> Mark? { inner.withLock { $0.marks.isEmpty ? nil : $0.marks[token.lowercased()] } }
     public func setMark(_ mark: Mark?, for token: String) { inner.withLock { $0.marks[token.lowercased()] = mark } }
 
     public var faults: Faults {

@@ -32,18 +32,20 @@ public struct RequestValidator: Sendable {
         }
         guard request.method == "POST" else { return reject(.methodNotAllowed) }
         guard request.path.hasPrefix("/3/device") else { return reject(.badPath) }
-        let token = request.path.dropFirst("/3/device".count).drop { $0 == "/" }
+        // Byte-level from here on: Character counts and Foundation's `contains` cost more than the rest.
+        let token = request.path.utf8.dropFirst(9).drop { $0 == UInt8(ascii: "/") }
         guard !token.isEmpty else { return reject(.missingDeviceToken) }
-        guard !token.contains("/") else { return reject(.badPath) }
+        guard !token.contains(UInt8(ascii: "/")) else { return reject(.badPath) }
 
-        var seen = Set<String>()
+        var seen: [String] = []
         for (name, _) in request.headers where Self.checkedHeaders.contains(name) {
-            guard seen.insert(name).inserted else { return reject(.duplicateHeaders) }
+            guard !seen.contains(name) else { return reject(.duplicateHeaders) }
+            seen.append(name)
         }
         if auth.clientCertificate == nil, let failure = checkProviderToken(request.header("authorization"), auth: &auth) {
             return reject(failure)
         }
-        guard token.count.isMultiple(of: 2), token.utf8.allSatisfy(\.isHexDigit) else { return reject(.badDeviceToken) }
+        guard token.count.isMultiple(of: 2), token.allSatisfy(\.isHexDigit) else { return reject(.badDeviceToken) }
 
         let pushType = PushType(rawValue: request.header("apns-push-type") ?? "alert")
         guard let topic = request.header("apns-topic") ?? auth.clientCertificate, !topic.isEmpty else {
@@ -72,7 +74,7 @@ public struct RequestValidator: Sendable {
             return reject(.badRequest)
         }
 
-        switch state.mark(String(token)) {
+        switch state.mark(String(Substring(token))) {
         case .bad: return reject(.badDeviceToken)
         case .unregistered(let since): return reject(.unregistered, timestamp: since)
         case nil: return .accepted(apnsID: apnsID, payload: payload)
@@ -81,8 +83,10 @@ public struct RequestValidator: Sendable {
 
     /// The reason a provider token fails, or nil when it is good; remembers a newly accepted one.
     func checkProviderToken(_ header: String?, auth: inout ConnectionAuth) -> APNsReason? {
-        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return .missingProviderToken }
-        let text = String(header.dropFirst(7))
+        guard let header, header.utf8.count > 7, header.utf8.prefix(7).map({ $0 | 0x20 }).elementsEqual("bearer ".utf8) else {
+            return .missingProviderToken
+        }
+        let text = String(Substring(header.utf8.dropFirst(7)))
         let now = now()
         if text == auth.token {
             return now.timeIntervalSince1970 - Double(auth.tokenIssuedAt) > Self.tokenLifetime ? .expiredProviderToken : nil

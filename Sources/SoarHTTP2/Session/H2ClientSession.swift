@@ -102,16 +102,15 @@ private func clientOnHeader(
     guard let frame, let name, let value else { return 0 }
     let owner = clientSession(user)
     let id = frame.streamID
-    guard var response = owner.responses.removeValue(forKey: id) else { return 0 }
-    defer { owner.responses[id] = response }
     let key = UnsafeBufferPointer(start: name, count: nameLength)
     let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+    // Changed in place through the dictionary's optional: no copy of the response per header.
     if nameLength == 7, key.elementsEqual(":status".utf8) {
         let status = Int(text) ?? 0
         // Interim 1xx answers are skipped; the final status is what counts.
-        if status >= 200 { response.status = status }
+        if status >= 200 { owner.responses[id]?.status = status }
     } else if key.first != UInt8(ascii: ":") {
-        response.headers.append((String(decoding: key, as: UTF8.self), text))
+        owner.responses[id]?.headers.append((String(decoding: key, as: UTF8.self), text))
     }
     return 0
 }
@@ -120,9 +119,8 @@ private func clientOnData(
     session: OpaquePointer?, flags: UInt8, streamID: Int32, data: UnsafePointer<UInt8>?, length: Int, user: UnsafeMutableRawPointer?
 ) -> Int32 {
     let owner = clientSession(user)
-    guard let data, var response = owner.responses.removeValue(forKey: streamID) else { return 0 }
-    if response.body.count + length <= owner.maxResponseBody { response.body.append(data, count: length) }
-    owner.responses[streamID] = response
+    guard let data, let count = owner.responses[streamID]?.body.count, count + length <= owner.maxResponseBody else { return 0 }
+    owner.responses[streamID]?.body.append(data, count: length)
     return 0
 }
 

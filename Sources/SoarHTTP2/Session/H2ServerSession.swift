@@ -19,8 +19,11 @@ public protocol H2ServerSessionDelegate: AnyObject {
 public final class H2ServerSession {
     public let wire: H2Wire
     unowned let delegate: any H2ServerSessionDelegate
-    /// Requests still arriving, with the header bytes counted so far.
-    var requests: [Int32: (request: H2Request, headerBytes: Int)] = [:]
+    /// The request whose header block is arriving: HTTP/2 sends one header block at a time, so
+    /// headers collect here without a dictionary lookup each.
+    var incoming: (stream: Int32, request: H2Request, headerBytes: Int)?
+    /// Requests whose headers are complete and whose body is still arriving.
+    var requests: [Int32: H2Request] = [:]
     var bodies: [Int32: OutgoingBody] = [:]
     /// Requests with larger headers are reset.
     public let maxHeaderBytes: Int
@@ -96,7 +99,7 @@ private func serverSession(_ pointer: UnsafeMutableRawPointer?) -> H2ServerSessi
 
 private func serverOnBeginHeaders(session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, user: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, frame.type == NGHTTP2_HEADERS.rawValue, frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
-    serverSession(user).requests[frame.streamID] = (H2Request(), 0)
+    serverSession(user).incoming = (frame.streamID, H2Request(), 0)
     return 0
 }
 
@@ -106,20 +109,20 @@ private func serverOnHeader(
 ) -> Int32 {
     guard let frame, let name, let value else { return 0 }
     let owner = serverSession(user)
-    let id = frame.streamID
-    guard var entry = owner.requests.removeValue(forKey: id) else { return 0 }  // moved out: grows without a copy
-    entry.headerBytes += nameLength + valueLength + 32
-    guard entry.headerBytes <= owner.maxHeaderBytes else { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
+    // Mutated in place through the optional: copying the request out and back costs a retain and
+    // a release of every field, per header.
+    guard owner.incoming?.stream == frame.streamID else { return 0 }
+    owner.incoming!.headerBytes += nameLength + valueLength + 32
+    guard owner.incoming!.headerBytes <= owner.maxHeaderBytes else { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
     let key = UnsafeBufferPointer(start: name, count: nameLength)
     let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
-    if key.elementsEqual(":method".utf8) {
-        entry.request.method = text
+    if key.first != UInt8(ascii: ":") {
+        owner.incoming!.request.headers.append((String(decoding: key, as: UTF8.self), text))
+    } else if key.elementsEqual(":method".utf8) {
+        owner.incoming!.request.method = text
     } else if key.elementsEqual(":path".utf8) {
-        entry.request.path = text
-    } else if key.first != UInt8(ascii: ":") {
-        entry.request.headers.append((String(decoding: key, as: UTF8.self), text))
+        owner.incoming!.request.path = text
     }
-    owner.requests[id] = entry
     return 0
 }
 
@@ -127,10 +130,10 @@ private func serverOnData(
     session: OpaquePointer?, flags: UInt8, streamID: Int32, data: UnsafePointer<UInt8>?, length: Int, user: UnsafeMutableRawPointer?
 ) -> Int32 {
     let owner = serverSession(user)
-    guard let data, var entry = owner.requests.removeValue(forKey: streamID) else { return 0 }
-    entry.request.bodySize += length
-    if entry.request.body.count + length <= owner.maxBodyBytes { entry.request.body.append(data, count: length) }
-    owner.requests[streamID] = entry
+    guard let data, var request = owner.requests.removeValue(forKey: streamID) else { return 0 }
+    request.bodySize += length
+    if request.body.count + length <= owner.maxBodyBytes { request.body.append(data, count: length) }
+    owner.requests[streamID] = request
     return 0
 }
 
@@ -142,10 +145,16 @@ private func serverOnFrame(session: OpaquePointer?, frame: UnsafePointer<nghttp2
         owner.delegate.pingReceived()
         return 0
     }
-    guard frame.has(NGHTTP2_FLAG_END_STREAM), frame.type == NGHTTP2_HEADERS.rawValue || frame.type == NGHTTP2_DATA.rawValue,
-        let entry = owner.requests.removeValue(forKey: frame.streamID)
+    let stream = frame.streamID
+    let isHeaders = frame.type == NGHTTP2_HEADERS.rawValue
+    if isHeaders, owner.incoming?.stream == stream {
+        owner.requests[stream] = owner.incoming.take()!.request
+    }
+    // The request ends with the END_STREAM flag on its headers (no body), its last DATA, or trailers.
+    guard frame.has(NGHTTP2_FLAG_END_STREAM), isHeaders || frame.type == NGHTTP2_DATA.rawValue,
+        let complete = owner.requests.removeValue(forKey: stream)
     else { return 0 }
-    owner.delegate.requestReceived(entry.request, stream: frame.streamID)
+    owner.delegate.requestReceived(complete, stream: stream)
     return 0
 }
 
@@ -160,6 +169,7 @@ private func serverOnStreamClose(session: OpaquePointer?, streamID: Int32, error
     let owner = serverSession(user)
     owner.requests[streamID] = nil
     owner.bodies[streamID] = nil
+    if owner.incoming?.stream == streamID { owner.incoming = nil }
     return 0
 }
 
