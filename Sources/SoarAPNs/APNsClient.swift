@@ -61,12 +61,13 @@ public final class APNsClient: APNsSending {
         var signed: String?
         if let tokens {
             do {
-                signed = try tokens.token()
+                let current = try tokens.current()
+                signed = current.token
+                headers.append(("authorization", current.authorization))
             } catch {
                 completion(.failed(APNsFailure(status: 0, reason: .invalidProviderToken, apnsID: request.apnsID, detail: error.description, attempts: attempt)))
                 return
             }
-            headers.append(("authorization", "bearer \(signed!)"))
         }
         let token = signed
         transport.submit(TransportRequest(path: request.path, headers: headers, body: request.body)) { [self] result in

@@ -16,7 +16,7 @@ public final class ProviderTokenCache: Sendable {
     /// How long a token is used, clamped to Apple's 20...60 minutes.
     public let refreshInterval: TimeInterval
     let now: @Sendable () -> Date
-    private let current = Mutex<(token: String, issuedAt: Date)?>(nil)
+    private let cache = Mutex<(token: String, authorization: String, issuedAt: Date)?>(nil)
 
     public init(teamID: String, keyID: String, key: P256Key, refreshInterval: TimeInterval = 50 * 60, now: @escaping @Sendable () -> Date = Date.init) {
         self.teamID = teamID
@@ -29,24 +29,31 @@ public final class ProviderTokenCache: Sendable {
     /// The token to send now, signing a new one when due.
     ///
     /// - Throws: ``OpenSSLError`` if signing fails (a key OpenSSL cannot use).
-    public func token() throws(OpenSSLError) -> String {
+    public func token() throws(OpenSSLError) -> String { try current().token }
+
+    /// The token and its `authorization` header value (`bearer <token>`), made once per token
+    /// rather than once per request.
+    ///
+    /// - Throws: ``OpenSSLError`` if signing fails.
+    public func current() throws(OpenSSLError) -> (token: String, authorization: String) {
         let now = now()
-        return try current.withLock { (cached) throws(OpenSSLError) -> String in
+        return try cache.withLock { (cached) throws(OpenSSLError) -> (token: String, authorization: String) in
             if let cached, now.timeIntervalSince(cached.issuedAt) < refreshInterval, now >= cached.issuedAt {
-                return cached.token
+                return (cached.token, cached.authorization)
             }
             let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
             let jwt = JWT(header: ["kid": .string(keyID)], claims: ["iss": .string(teamID), "iat": .int(Int(issuedAt.timeIntervalSince1970))])
             let token = try jwt.signed(with: key)
-            cached = (token, issuedAt)
-            return token
+            let authorization = "bearer " + token
+            cached = (token, authorization, issuedAt)
+            return (token, authorization)
         }
     }
 
     /// Drops `token` so the next request signs a fresh one (after `ExpiredProviderToken`); a token
     /// already replaced by another request is left alone.
     public func invalidate(_ token: String) {
-        current.withLock { cached in
+        cache.withLock { cached in
             if cached?.token == token { cached = nil }
         }
     }

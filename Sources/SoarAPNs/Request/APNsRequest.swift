@@ -19,9 +19,9 @@ public struct APNsRequest: Sendable, Equatable {
     ///   notification names none.
     /// - Throws: ``APNsRequestError``.
     public init(_ notification: APNsNotification, bundleID: String?) throws(APNsRequestError) {
-        let token: PushToken
+        let token: String
         do {
-            token = try PushToken(hex: notification.token)
+            token = try PushToken.normalizedHex(notification.token)
         } catch {
             throw .init("bad device token: \(error.description)")
         }
@@ -42,7 +42,7 @@ public struct APNsRequest: Sendable, Equatable {
             throw .init(error.description)
         }
         apnsID = notification.apnsID.map(RandomUUID.text) ?? RandomUUID.lowercase()
-        path = "/3/device/\(token.hex)"
+        path = "/3/device/" + token
         var headers = [("apns-id", apnsID), ("apns-topic", topic), ("apns-push-type", notification.pushType.rawValue)]
         let priority = notification.priority ?? (notification.pushType == .background ? .considerPower : nil)
         if let priority { headers.append(("apns-priority", String(priority.rawValue))) }

@@ -24,7 +24,7 @@ final class ClientConnection: H2ClientSessionDelegate {
     private var settingsSeen = false
 
     /// Headers whose values change with every notification.
-    static let uniqueHeaders: Set<String> = [":path", "apns-id"]
+    static let uniqueHeaders = [":path", "apns-id"]
 
     init(id: ConnectionPool.ConnectionID, fd: Int32, transport: H2Transport) {
         self.id = id

@@ -36,6 +36,16 @@ public struct PushToken: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Lowercase hex, two digits a byte: the form stored in `device_tokens.token` and used in APNs paths.
     public var hex: String { bytes.hexEncodedString() }
 
+    /// `text` as lowercase hex, checked as ``init(hex:)`` checks it; text already in that form is
+    /// returned as it is, without decoding and encoding again (the bulk-send path).
+    ///
+    /// - Throws: ``PushTokenError`` as ``init(hex:)`` does.
+    public static func normalizedHex(_ text: String) throws(PushTokenError) -> String {
+        let utf8 = text.utf8
+        if !utf8.isEmpty, utf8.count.isMultiple(of: 2), utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) { return text }
+        return try PushToken(hex: text).hex
+    }
+
     public var description: String { hex }
 
     public init(from decoder: any Decoder) throws {

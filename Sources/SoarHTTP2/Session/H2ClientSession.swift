@@ -64,7 +64,7 @@ public final class H2ClientSession {
     /// - Parameter unique: header names whose values differ on every request (see ``withHeaderBlock(_:unique:_:)``).
     /// - Returns: the stream id.
     /// - Throws: ``H2Error``; ``H2Error/streamIDsExhausted`` means this connection can take no more.
-    public func request(_ headers: [(String, String)], body: Data, unique: Set<String> = []) throws(H2Error) -> Int32 {
+    public func request(_ headers: [(String, String)], body: Data, unique: [String] = []) throws(H2Error) -> Int32 {
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: clientReadBody)
         let stream = withHeaderBlock(headers, unique: unique) { nva, count in
             nghttp2_submit_request(wire.session, nil, nva, count, &provider, nil)

@@ -5,7 +5,7 @@ import CNghttp2
 /// - Parameter unique: names whose values differ on every message (a device token's path, an
 ///   apns-id): HPACK sends them literally without indexing, so they do not push the values that
 ///   repeat (the provider token, the topic) out of the shared table.
-public func withHeaderBlock<T>(_ headers: [(String, String)], unique: Set<String> = [], _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
+public func withHeaderBlock<T>(_ headers: [(String, String)], unique: [String] = [], _ body: (UnsafePointer<nghttp2_nv>, Int) -> T) -> T {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(512)
     var spans: [(Int, Int, Int, Int, UInt8)] = []
