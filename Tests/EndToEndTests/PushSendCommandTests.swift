@@ -51,6 +51,18 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
     }
 
+    @Test func benchAPNsTimesTheLibraryAfterAWarmUp() throws {
+        let fixture = try EmulatorFixture { $0.deliveryLog = nil }
+        let tokens = (0..<60).map { String(format: "%064x", $0) }.joined(separator: ",")
+        let result = try soar(["bench", "apns", "--token", tokens, "--title", "a", "--body", "b", "--warmup", "10", "--json"], environment: environment(fixture))
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(object?["sent"] as? Int == 50 && object?["failed"] as? Int == 0 && (object?["per_second"] as? Int ?? 0) > 0)
+        #expect(fixture.emulator.state.counters.accepted == 60)
+        let tooFew = try soar(["bench", "apns", "--token", "00aa", "--title", "a", "--body", "b"], environment: environment(fixture))
+        #expect(tooFew.status == 2 && tooFew.stderr.contains("more tokens than --warmup"))
+    }
+
     @Test func anUnreachableServerWithSeveralTokensEndsAtOnceWithThree() throws {
         // Used to hang: the second token was queued from the loop's own thread with nothing to wake it.
         let fixture = try EmulatorFixture()

@@ -109,7 +109,8 @@ struct PushSendCommand: Command {
         guard !tokens.isEmpty else { throw .usage("no device token: give --token HEX or --tokens-file FILE") }
     }
 
-    func run(_ console: Console) async throws(CommandError) {
+    /// The client the flags and variables describe.
+    func makeClient() throws(CommandError) -> APNsClient {
         var configuration: APNsConfiguration
         do {
             configuration = try APNsConfiguration(variables: variables)
@@ -119,16 +120,24 @@ struct PushSendCommand: Command {
         configuration.maxConnections = connections
         configuration.maxStreamsPerConnection = streams
         configuration.retry.maxRetries = retries
-        let client: APNsClient
-        do { client = try APNsClient(configuration) } catch { throw .configuration(error.description) }
-        defer { client.shutdown() }
+        do { return try APNsClient(configuration) } catch { throw .configuration(error.description) }
+    }
 
-        let tally = Tally(progress: Progress(total: tokens.count, console: console))
-        let notifications = tokens.lazy.map { [template] token in
+    /// The notifications to send, made one at a time from the template.
+    func notifications(_ tokens: ArraySlice<String>) -> LazyMapSequence<ArraySlice<String>, APNsNotification> {
+        tokens.lazy.map { [template] token in
             var notification = template
             notification.token = token
             return notification
         }
+    }
+
+    func run(_ console: Console) async throws(CommandError) {
+        let client = try makeClient()
+        defer { client.shutdown() }
+        let configuration = client.configuration
+        let tally = Tally(progress: Progress(total: tokens.count, console: console))
+        let notifications = notifications(tokens[...])
         let json = json
         let watch = Self.reportLongWaits(tally, total: tokens.count, url: configuration.environment.baseURL, timeout: configuration.timeout, console: console)
         await client.send(notifications, maxInFlight: min(1000, connections * streams)) { result in

@@ -12,6 +12,7 @@ public enum SoarCLI {
         PushSendCommand.self,
         APNsEmulatorCommand.self,
         KeysGenerateCommand.self,
+        BenchAPNsCommand.self,
     ]
 
     /// Runs `soar` with its arguments (without the program name) and returns the exit code.
