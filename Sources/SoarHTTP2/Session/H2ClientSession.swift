@@ -36,20 +36,16 @@ public final class H2ClientSession {
     public init(fd: Int32, tls: TLSSession?, settings: [H2Setting], maxResponseBody: Int = 64 * 1024, delegate: any H2ClientSessionDelegate) throws(H2Error) {
         self.delegate = delegate
         self.maxResponseBody = maxResponseBody
-        var callbacks: OpaquePointer?
-        try nghttp2Call("nghttp2_session_callbacks_new", nghttp2_session_callbacks_new(&callbacks))
-        defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks, clientOnHeader)
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, clientOnData)
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, clientOnFrame)
-        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, clientOnFrameSent)
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, clientOnStreamClose)
-        var session: OpaquePointer?
-        // The user data is filled in below, once `self` is whole; nghttp2 calls nothing before then.
-        try nghttp2Call("nghttp2_session_client_new", nghttp2_session_client_new(&session, callbacks, nil))
-        wire = H2Wire(fd: fd, tls: tls, session: session!)
+        let session = try makeSession(server: false) { callbacks in
+            nghttp2_session_callbacks_set_on_header_callback(callbacks, clientOnHeader)
+            nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, clientOnData)
+            nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, clientOnFrame)
+            nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, clientOnFrameSent)
+            nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, clientOnStreamClose)
+        }
+        wire = H2Wire(fd: fd, tls: tls, session: session)
         nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
-        try submitSettings(session!, settings)
+        try submitSettings(session, settings)
     }
 
     deinit { nghttp2_session_del(wire.session) }
@@ -159,12 +155,5 @@ private func clientReadBody(
     session: OpaquePointer?, streamID: Int32, buffer: UnsafeMutablePointer<UInt8>?, length: Int,
     flags: UnsafeMutablePointer<UInt32>?, source: UnsafeMutablePointer<nghttp2_data_source>?, user: UnsafeMutableRawPointer?
 ) -> Int {
-    let owner = clientSession(user)
-    guard let buffer, let flags, var body = owner.bodies.removeValue(forKey: streamID) else {
-        flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-        return 0
-    }
-    let count = body.read(into: buffer, length: length, flags: flags)
-    if flags.pointee & NGHTTP2_DATA_FLAG_EOF.rawValue == 0 { owner.bodies[streamID] = body }
-    return count
+    readBody(&clientSession(user).bodies, stream: streamID, into: buffer, length: length, flags: flags)
 }

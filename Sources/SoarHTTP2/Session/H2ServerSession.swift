@@ -38,20 +38,17 @@ public final class H2ServerSession {
         self.delegate = delegate
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
-        var callbacks: OpaquePointer?
-        try nghttp2Call("nghttp2_session_callbacks_new", nghttp2_session_callbacks_new(&callbacks))
-        defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, serverOnBeginHeaders)
-        nghttp2_session_callbacks_set_on_header_callback(callbacks, serverOnHeader)
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, serverOnData)
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, serverOnFrame)
-        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, serverOnFrameSent)
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, serverOnStreamClose)
-        var session: OpaquePointer?
-        try nghttp2Call("nghttp2_session_server_new", nghttp2_session_server_new(&session, callbacks, nil))
-        wire = H2Wire(fd: fd, tls: tls, session: session!)
+        let session = try makeSession(server: true) { callbacks in
+            nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, serverOnBeginHeaders)
+            nghttp2_session_callbacks_set_on_header_callback(callbacks, serverOnHeader)
+            nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, serverOnData)
+            nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, serverOnFrame)
+            nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, serverOnFrameSent)
+            nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, serverOnStreamClose)
+        }
+        wire = H2Wire(fd: fd, tls: tls, session: session)
         nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
-        try submitSettings(session!, settings + [.maxHeaderListSize(UInt32(maxHeaderBytes))])
+        try submitSettings(session, settings + [.maxHeaderListSize(UInt32(maxHeaderBytes))])
     }
 
     deinit { nghttp2_session_del(wire.session) }
@@ -177,12 +174,5 @@ private func serverReadBody(
     session: OpaquePointer?, streamID: Int32, buffer: UnsafeMutablePointer<UInt8>?, length: Int,
     flags: UnsafeMutablePointer<UInt32>?, source: UnsafeMutablePointer<nghttp2_data_source>?, user: UnsafeMutableRawPointer?
 ) -> Int {
-    let owner = serverSession(user)
-    guard let buffer, let flags, var body = owner.bodies.removeValue(forKey: streamID) else {
-        flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-        return 0
-    }
-    let count = body.read(into: buffer, length: length, flags: flags)
-    if flags.pointee & NGHTTP2_DATA_FLAG_EOF.rawValue == 0 { owner.bodies[streamID] = body }
-    return count
+    readBody(&serverSession(user).bodies, stream: streamID, into: buffer, length: length, flags: flags)
 }
