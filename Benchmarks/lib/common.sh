@@ -173,6 +173,16 @@ h2load_run() {
   h2load_cores=$(python3 -c "import json,sys; r=json.loads(sys.argv[1]); print(r['cpu_seconds'] / r['seconds'])" "$run")
 }
 
+# shared_note WHAT REST...: a warning line when the rest of the machine (medians of busy_rest) used
+# more than 30% of a core during WHAT: another process shared the 2 cores, so its rates are low.
+shared_note() {
+  local what=$1 r; shift
+  r=$(median "$@")
+  if (( ${r%.*} > 30 )); then
+    printf '  WARNING: the rest of the machine used %.0f%% of a core during %s: another process shared the CPU, so these rates are low and their ratios uncertain\n' "$r" "$what"
+  fi
+}
+
 median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 # verdict VALUE OP TARGET: "met" or "NOT MET"
 verdict() { python3 -c "import sys; v,op,t=float(sys.argv[1]),sys.argv[2],float(sys.argv[3]); print('met' if (v>=t if op=='>=' else v<t) else 'NOT MET')" "$@"; }

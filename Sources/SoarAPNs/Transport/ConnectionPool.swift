@@ -249,8 +249,10 @@ struct ConnectionPool {
 
     // MARK: - Inside
 
+    /// Hands over the actions gathered so far. Moved out, not copied: keeping the capacity would
+    /// make a new buffer of that size on every event, since the caller still holds the old one.
     private mutating func take() -> [Action] {
-        defer { actions.removeAll(keepingCapacity: true) }
+        defer { actions = [] }
         return actions
     }
 
