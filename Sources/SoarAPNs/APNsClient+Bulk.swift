@@ -46,6 +46,11 @@ private final class BulkSend<Iterator: IteratorProtocol>: BulkCompletion, @unche
         var inFlight = 0
         var exhausted = false
         var finished = false
+        /// A pump is running; a completion that arrives inside it (an immediate failure, say)
+        /// asks it to go round again instead of pumping on top of it, so the stack stays flat
+        /// however many notifications fail at once.
+        var pumping = false
+        var pumpAgain = false
     }
 
     let client: APNsClient
@@ -66,6 +71,33 @@ private final class BulkSend<Iterator: IteratorProtocol>: BulkCompletion, @unche
 
     /// Starts requests until `maxInFlight` are outstanding; finishes the stream when all are done.
     func pump() {
+        let first = locked { state -> Bool in
+            guard !state.pumping else {
+                state.pumpAgain = true
+                return false
+            }
+            state.pumping = true
+            return true
+        }
+        guard first else { return }
+        repeat { startRequests() } while locked { state -> Bool in
+            if state.pumpAgain {
+                state.pumpAgain = false
+                return true
+            }
+            state.pumping = false
+            return false
+        }
+        // Exactly one caller sees the last completion, so `done` runs once.
+        let finished = locked { state -> Bool in
+            guard state.exhausted, state.inFlight == 0, !state.finished else { return false }
+            state.finished = true
+            return true
+        }
+        if finished { done() }
+    }
+
+    private func startRequests() {
         while true {
             let taken: (Int, APNsNotification)? = locked { state in
                 guard !state.exhausted, state.inFlight < maxInFlight else { return nil }
@@ -86,13 +118,6 @@ private final class BulkSend<Iterator: IteratorProtocol>: BulkCompletion, @unche
                 finish(index, notification, .failed(.invalidRequest(error)), pumping: false)
             }
         }
-        // Exactly one caller sees the last completion, so `done` runs once.
-        let finished = locked { state -> Bool in
-            guard state.exhausted, state.inFlight == 0, !state.finished else { return false }
-            state.finished = true
-            return true
-        }
-        if finished { done() }
     }
 
     private func locked<T>(_ body: (inout State) -> T) -> T {

@@ -83,6 +83,15 @@ import Testing
         #expect(lines.count == 2 && lines.allSatisfy { $0["class"] as? String == "permanent" && $0["attempts"] as? Int == 1 })
     }
 
+    @Test func credentialsAPNsRefusesAreAConfigurationErrorWithAHint() throws {
+        let fixture = try EmulatorFixture()
+        var environment = environment(fixture)
+        environment["APNS_KEY_ID"] = "WRONGKEY01"
+        let result = try soar(["push", "send", "--token", "00aa,00bb", "--title", "a", "--body", "b"], environment: environment, timeout: 20)
+        #expect(result.status == 2 && result.stderr.contains("APNs refused the credentials (InvalidProviderToken)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("--help"))
+    }
+
     @Test func anEncryptedKeyIsRefusedWithAReasonNeverAPrompt() throws {
         let fixture = try EmulatorFixture()
         let dir = TemporaryDirectory()
@@ -110,7 +119,7 @@ import Testing
         let down = try soar(["push", "send", "--token", "00", "--title", "t", "--body", "b", "--retries", "0"], environment: environment)
         #expect(down.status == 3 && down.stderr.contains("could not reach"))
         let tooBig = try soar(["push", "send", "--token", "00", "--title", "t", "--body", String(repeating: "x", count: 5000)], environment: self.environment(fixture))
-        #expect(tooBig.status == 1 && tooBig.stdout.contains("over the 4096-byte limit"))
+        #expect(tooBig.status == 2 && tooBig.stderr.contains("over the 4096-byte limit") && tooBig.stdout.isEmpty, "checked once, before any token")
         #expect(fixture.emulator.state.counters.requests == 0, "nothing went on the wire")
     }
 }

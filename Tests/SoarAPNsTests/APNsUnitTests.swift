@@ -49,7 +49,7 @@ let token = "0a" + String(repeating: "1b", count: 31)
 
     @Test func badKeyTextIsAClearConfigurationError() {
         let error = #expect(throws: APNsConfigurationError.self) { try APNsCredentials.token(teamID: "T", keyID: "K", p8: "nope") }
-        #expect(error?.description.contains("not a .p8 EC P-256 private key") == true)
+        #expect(error?.description.contains("cannot use the APNs key as a .p8 EC P-256 private key") == true)
     }
 }
 

@@ -39,9 +39,9 @@ import Testing
         let actions = pool.connectionFailed(1, refused, now: 2)
         #expect(failures(actions) == [1: refused, 2: refused])
         #expect(pool.waitingCount == 0 && pool.connectionCount == 0)
-        // A retry later starts over.
-        #expect(pool.enqueue(3, now: 500) == [.resolve])
-        #expect(failures(pool.resolved(.failure(TransportError(.unreachable, "no such host")), now: 501)) == [3: TransportError(.unreachable, "no such host")])
+        // A retry after the hold-down starts over.
+        #expect(pool.enqueue(3, now: 1_500) == [.resolve])
+        #expect(failures(pool.resolved(.failure(TransportError(.unreachable, "no such host")), now: 1_501)) == [3: TransportError(.unreachable, "no such host")])
     }
 
     @Test func aConnectionThatFailsBeforeItIsReadyTriesTheNextAddress() {
@@ -99,15 +99,48 @@ import Testing
         #expect(actions.contains(.resolve) && pool.waitingCount == 1)
     }
 
-    @Test func overdueAnswersAreCancelledAndFailAsTimedOut() {
+    @Test func anOverdueAnswerFailsAsTimedOutAndClosesTheStalledConnection() {
         var pool = pool()
         ready(&pool)
         _ = pool.enqueue(1, now: 1000)
+        _ = pool.enqueue(2, now: 20_000)
+        _ = pool.enqueue(3, now: 20_000)
         pool.requestSent(1, on: 1)
+        pool.requestSent(2, on: 1)
         #expect(pool.tick(now: 30_999) == [])
         let actions = pool.tick(now: 31_000)
-        #expect(actions.first == .cancel(1, on: 1))
         #expect(failures(actions)[1]?.kind == .timedOut)
+        #expect(actions.contains(.close(1)), "the stalled connection does not take the next requests")
+        #expect(failures(actions)[2]?.mayHaveBeenDelivered == true, "it had left on the stalled connection")
+        #expect(failures(actions)[3] == nil && actions.contains(.resolve), "it never left: it goes on a new connection")
+    }
+
+    @Test func whileAServerIsDownNewRequestsFailAtOnceForTheHoldDown() {
+        var pool = pool()
+        _ = pool.enqueue(1, now: 0)
+        _ = pool.resolved(.success([Self.addressA]), now: 0)
+        let refused = TransportError(.unreachable, "refused")
+        #expect(failures(pool.connectionFailed(1, refused, now: 10)) == [1: refused])
+        #expect(pool.enqueue(2, now: 500) == [.fail(2, refused)], "no new connection attempt per request")
+        #expect(pool.enqueue(3, now: 1_010) == [.resolve], "after the hold-down it tries again")
+    }
+
+    @Test func aConnectionThatTookTCPAndNeverSpokeHTTP2IsMisconfiguredUntilOneHasWorked() {
+        var pool = pool()
+        _ = pool.enqueue(1, now: 0)
+        _ = pool.resolved(.success([Self.addressA]), now: 0)
+        pool.tcpConnected(1)
+        let reset = TransportError(.unreachable, "apns:443 closed the connection during the TLS handshake")
+        #expect(failures(pool.connectionFailed(1, reset, now: 1))[1]?.kind == .misconfigured)
+    }
+
+    @Test func aConnectionOutOfStreamIDsIsNotHandedTheRequestAgain() {
+        var pool = pool(connections: 2)
+        ready(&pool)
+        _ = pool.enqueue(1, now: 0)
+        #expect(pool.goawayReceived(1, now: 1) == [])
+        let actions = pool.requestRefused(1, on: 1, now: 1)
+        #expect(!actions.contains(.send(1, on: 1)) && actions.contains(.resolve))
     }
 
     @Test func anIdleConnectionIsPingedAndClosedWhenThePingGoesUnanswered() {

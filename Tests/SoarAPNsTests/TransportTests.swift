@@ -131,6 +131,26 @@ import Testing
         #expect(failure?.detail == "cannot resolve apns.example: Name or service not known" && failure?.classification == .retryable)
     }
 
+    @Test func theWrongSchemeIsAConfigurationErrorNotAnOutage() async throws {
+        let fixture = try EmulatorFixture()
+        let cleartext = fixture.url.replacingOccurrences(of: "https://", with: "http://")
+        let client = try Self.client(fixture, url: cleartext) { $0.retry = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(1)) }
+        let failure = await client.sendAlert(title: "t", body: "b", to: token).failure
+        #expect(failure?.transportError?.kind == .misconfigured && failure?.attempts == 1, "\(String(describing: failure))")
+    }
+
+    @Test func aBulkSendToADownServerFailsEveryNotificationQuicklyWithAFlatStack() async throws {
+        // Failures that come back at once (the hold-down) used to pump the next send on top of the
+        // last: one stack frame per notification, a crash for a large send.
+        let fixture = try EmulatorFixture()
+        let client = try Self.client(fixture, url: "https://127.0.0.1:1")
+        var failed = 0
+        for await result in client.send((0..<100_000).lazy.map { _ in APNsNotification(token: token, payload: Payload()) }, maxInFlight: 1000) {
+            if result.outcome.failure?.transportError?.kind == .unreachable { failed += 1 }
+        }
+        #expect(failed == 100_000)
+    }
+
     @Test func aServerThatTakesTCPButNeverSpeaksIsAConfigurationErrorNotRetried() async throws {
         let fixture = try EmulatorFixture()
         let silent = try Sockets.listen(host: "127.0.0.1", port: 0)  // the kernel completes TCP; nobody answers

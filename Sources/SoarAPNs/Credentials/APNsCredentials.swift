@@ -15,7 +15,7 @@ public enum APNsCredentials: Sendable {
         do {
             return .token(teamID: teamID, keyID: keyID, key: try P256Key(privatePEM: text))
         } catch {
-            throw .init("the APNs key is not a .p8 EC P-256 private key (\(error.description))")
+            throw .init("cannot use the APNs key as a .p8 EC P-256 private key: \(error.description)")
         }
     }
 }

@@ -86,7 +86,7 @@ final class ClientConnection: H2ClientSessionDelegate {
     /// - Returns: why the connection failed, once it has.
     func flush() -> TransportError? {
         guard phase == .open, let session else { return nil }
-        if let end = session.wire.send() { return describe(end) }
+        if let end = session.send() { return describe(end) }
         if let failure = watchWrites(session.wire.hasPendingOutput) { return failure }
         return session.wire.isFinished ? TransportError(.unreachable, "the HTTP/2 session with \(transport.endpoint.authority) ended") : nil
     }
@@ -120,13 +120,6 @@ final class ClientConnection: H2ClientSessionDelegate {
         headers.append(("content-length", String(request.body.count)))
         let stream = try session.request(headers, body: request.body, unique: Self.uniqueHeaders)
         requests[stream] = id
-    }
-
-    /// Resets the stream carrying `id`, if it is still open.
-    func cancel(_ id: ConnectionPool.RequestID) {
-        guard let stream = requests.first(where: { $0.value == id })?.key else { return }
-        requests[stream] = nil
-        try? session?.cancel(stream)  // a reset that cannot be queued changes nothing: the request is failed already
     }
 
     /// Sends a PING (Apple: the way to check a connection's health).

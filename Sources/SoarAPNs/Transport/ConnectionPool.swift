@@ -23,6 +23,10 @@ struct ConnectionPool {
         var connectTimeout: UInt64 = 10_000
         /// Milliseconds of quiet after which an idle connection is checked with a PING.
         var pingInterval: UInt64 = 60_000
+        /// Milliseconds after a failed connection attempt during which, with no connection up,
+        /// new requests fail at once with that failure instead of connecting again: a server that
+        /// is down costs one attempt per interval, not one per request.
+        var holdDown: UInt64 = 1_000
         /// `host:port`, for messages.
         var authority = ""
     }
@@ -36,8 +40,6 @@ struct ConnectionPool {
         case send(RequestID, on: ConnectionID)
         /// The request is over: complete it with this error.
         case fail(RequestID, TransportError)
-        /// Reset the request's stream; a `.fail` for it comes with this action.
-        case cancel(RequestID, on: ConnectionID)
         case ping(ConnectionID)
         /// Close the connection and free it; the pool has already dealt with its requests.
         case close(ConnectionID)
@@ -78,6 +80,8 @@ struct ConnectionPool {
     /// Some connection has been ready: a later failure to connect is less likely a wrong setup.
     private var everReady = false
     private var lastFailure: TransportError?
+    /// When a connection last failed before it was ready, and why (see `holdDown`).
+    private var lastConnectFailure: (at: UInt64, error: TransportError)?
     private(set) var isShutDown = false
     private var actions: [Action] = []
 
@@ -91,6 +95,11 @@ struct ConnectionPool {
 
     mutating func enqueue(_ id: RequestID, now: UInt64) -> [Action] {
         guard !isShutDown else { return [.fail(id, .shutDown)] }
+        if let failed = lastConnectFailure, elapsed(now, since: failed.at) < configuration.holdDown,
+            !resolving, !connections.values.contains(where: { $0.state != .draining })
+        {
+            return [.fail(id, failed.error)]
+        }
         queue.append(Waiting(id: id, deadline: now + configuration.timeout))
         schedule(now: now)
         return take()
@@ -101,8 +110,13 @@ struct ConnectionPool {
         guard !isShutDown else { return take() }
         switch result {
         case .success(let addresses) where !addresses.isEmpty: open(addresses, now: now)
-        case .success: failIfNothingLeft(TransportError(.unreachable, "\(configuration.authority) has no address"))
-        case .failure(let error): failIfNothingLeft(error)
+        case .success:
+            let error = TransportError(.unreachable, "\(configuration.authority) has no address")
+            lastConnectFailure = (now, error)
+            failIfNothingLeft(error)
+        case .failure(let error):
+            lastConnectFailure = (now, error)
+            failIfNothingLeft(error)
         }
         return take()
     }
@@ -120,6 +134,7 @@ struct ConnectionPool {
             connections[connection]!.state = .ready
             connections[connection]!.lastActivity = now
             everReady = true
+            lastConnectFailure = nil
         }
         schedule(now: now)
         return take()
@@ -184,12 +199,19 @@ struct ConnectionPool {
                 continue
             }
             let overdue = entry.inFlight.filter { $0.value.deadline <= now }
-            for (id, request) in overdue.sorted(by: { $0.key < $1.key }) {
-                entry.inFlight[id] = nil
-                actions.append(.cancel(id, on: connection))
-                actions.append(.fail(id, request.sent
-                    ? TransportError(.timedOut, "no answer within \(seconds(configuration.timeout)); it may have been delivered")
-                    : TransportError(.unreachable, "the request could not leave within \(seconds(configuration.timeout))")))
+            if !overdue.isEmpty {
+                // A connection that leaves an answer out this long is stalled: it is closed, so the
+                // requests after these do not wait on it too.
+                for (id, request) in overdue.sorted(by: { $0.key < $1.key }) {
+                    entry.inFlight[id] = nil
+                    actions.append(.fail(id, request.sent
+                        ? TransportError(.timedOut, "no answer within \(seconds(configuration.timeout)); it may have been delivered")
+                        : TransportError(.unreachable, "the request could not leave within \(seconds(configuration.timeout))")))
+                }
+                connections[connection] = entry
+                actions.append(.close(connection))
+                drop(connection, because: TransportError(.answerLost, "\(configuration.authority) stopped answering"), now: now)
+                continue
             }
             if let sent = entry.pingSentAt {
                 if elapsed(now, since: sent) >= configuration.timeout {
@@ -317,10 +339,17 @@ struct ConnectionPool {
             }
         }
         guard entry.state == .opening else { return }
+        var error = error
+        if entry.tcpUp, !everReady, error.kind == .unreachable {
+            // It took the TCP connection and then failed to become HTTP/2, and no connection to it
+            // has ever worked: the wrong protocol or port, not a passing outage.
+            error = TransportError(.misconfigured, "\(error.message) (is \(configuration.authority) an APNs server, and is the scheme right?)")
+        }
         lastFailure = error
         if !entry.fallbacks.isEmpty && error.kind != .misconfigured {
             open(entry.fallbacks, now: now)
         } else {
+            lastConnectFailure = (now, error)
             failIfNothingLeft(error)
         }
     }

@@ -113,15 +113,16 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
                 do {
                     try connection.send(id, request)
                 } catch where error.streamIDsExhausted {
+                    // The connection takes nothing more; marked so first, or the request would be
+                    // handed straight back to it.
                     let now = monotonicMilliseconds()
-                    apply(pool.requestRefused(id, on: connectionID, now: now))
                     apply(pool.goawayReceived(connectionID, now: now))
+                    apply(pool.requestRefused(id, on: connectionID, now: now))
                 } catch {
                     finish(id, .failure(TransportError(.unreachable, "the request could not be queued: \(error)")))
                     apply(pool.requestEnded(id, on: connectionID, now: monotonicMilliseconds()))
                 }
             case .fail(let id, let error): finish(id, .failure(error))
-            case .cancel(let id, let connectionID): connections[connectionID]?.cancel(id)
             case .ping(let connectionID):
                 guard let connection = connections[connectionID] else { continue }
                 do {

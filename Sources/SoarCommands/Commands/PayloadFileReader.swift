@@ -9,6 +9,10 @@ enum PayloadFileReader {
         if path == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw .usage("cannot read \(path): it is a directory")
+            }
             guard let contents = FileManager.default.contents(atPath: path) else {
                 throw .usage("cannot read \(path): no such file, or it is not readable")
             }

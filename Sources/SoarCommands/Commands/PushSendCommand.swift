@@ -65,7 +65,12 @@ struct PushSendCommand: Command {
         let payload: Payload
         if let file = arguments.value("--payload") {
             guard arguments.value("--title") == nil, arguments.value("--body") == nil else { throw .usage("use --payload or --title/--body, not both") }
-            payload = try PayloadFileReader.read(file).payload
+            do {
+                payload = try PayloadFileReader.read(file).payload
+            } catch {
+                // An unusable payload is a usage error here: nothing was sent.
+                throw .usage(error.message)
+            }
         } else if let title = arguments.value("--title"), let body = arguments.value("--body") {
             var custom: [String: JSONValue] = [:]
             if let link = arguments.value("--deeplink") { custom["deeplink"] = .string(link) }
@@ -107,6 +112,15 @@ struct PushSendCommand: Command {
 
     func validate() throws(CommandError) {
         guard !tokens.isEmpty else { throw .usage("no device token: give --token HEX or --tokens-file FILE") }
+        // Apple's rules that do not depend on the token (size, collapse id, priority) are checked
+        // once, before anything is sent, rather than failing every token alike.
+        var probe = template
+        probe.token = "00"
+        do {
+            _ = try APNsRequest(probe, bundleID: "com.example.app")
+        } catch {
+            throw .usage(error.description)
+        }
     }
 
     /// The client the flags and variables describe.
@@ -147,9 +161,12 @@ struct PushSendCommand: Command {
         tally.finish()
         let counts = tally.counts
         if counts.misconfigured == tokens.count, let reason = counts.firstReason { throw .configuration(reason) }
+        if counts.credentialsRefused == tokens.count, let reason = counts.firstRefusal {
+            throw .configuration("APNs refused the credentials (\(reason)): check APNS_KEY_ID, APNS_TEAM_ID and the key, or the certificate")
+        }
         if counts.unreachable == tokens.count { throw .unreachable("could not reach \(configuration.environment.baseURL)") }
         if counts.failed > 0 {
-            let unknown = counts.unknown > 0 ? "; \(counts.unknown) may have been delivered (their answers were lost)" : ""
+            let unknown = counts.unknown > 0 ? "; \(counts.unknown) may have been delivered (no answer came back)" : ""
             throw .failure("\(counts.failed) of \(tokens.count) notification(s) not confirmed delivered\(unknown)")
         }
     }
@@ -163,7 +180,7 @@ struct PushSendCommand: Command {
                 guard !Task.isCancelled else { return }
                 let done = tally.completed
                 if done == seen {
-                    console.warn("waiting for \(url): \(total - done) of \(total) notification(s) not answered yet (each gives up after \(timeout))")
+                    console.warn("waiting for \(url): no answer for 5 s; \(done) of \(total) notification(s) done (each waits at most \(timeout.components.seconds) s for its answer)")
                 }
                 seen = done
             }
@@ -234,6 +251,9 @@ final class Tally: @unchecked Sendable {
         /// Left, and the answer was lost.
         var unknown = 0
         var firstReason: String?
+        /// APNs answered 403: the provider token or certificate was refused.
+        var credentialsRefused = 0
+        var firstRefusal: String?
     }
 
     private let lock = NSLock()
@@ -249,6 +269,10 @@ final class Tally: @unchecked Sendable {
         if let failure = result.outcome.failure {
             state.failed += 1
             if failure.mayHaveBeenDelivered { state.unknown += 1 }
+            if failure.status == 403 {
+                state.credentialsRefused += 1
+                if state.firstRefusal == nil { state.firstRefusal = failure.reason.rawValue }
+            }
             switch failure.transportError?.kind {
             case .unreachable? where !failure.mayHaveBeenDelivered: state.unreachable += 1
             case .misconfigured?:

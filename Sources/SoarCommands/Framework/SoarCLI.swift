@@ -54,7 +54,7 @@ public enum SoarCLI {
         } catch {
             console.flush()
             console.warn("soar \(command.name): \(error.message)")
-            if error.exitCode == 2 { console.warn("Run 'soar \(command.name) --help' for usage.") }
+            if error.isUsage { console.warn("Run 'soar \(command.name) --help' for usage.") }
             return error.exitCode
         }
     }

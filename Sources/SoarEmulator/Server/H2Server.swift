@@ -22,6 +22,9 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
     private var nextID: UInt64 = 0
     private var delayed: [(deadline: UInt64, connection: UInt64, fd: Int32, stream: Int32, response: HTTPResponse)] = []
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// While out of descriptors, the listener is left unwatched until then, so a connection that
+    /// cannot be accepted does not spin the loop.
+    private var acceptPausedUntil: UInt64?
 
     /// Binds `host:port` (0 picks a free port) and starts the loop thread.
     init(host: String, port: UInt16, tls: TLSServerContext?, handler: any StreamHandler) throws(EmulatorError) {
@@ -84,6 +87,10 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
     }
 
     func turnEnded(now: UInt64) {
+        if let until = acceptPausedUntil, now >= until {
+            acceptPausedUntil = nil
+            if listener >= 0, (try? loop.watch(listener, writable: false)) == nil { closeListener() }
+        }
         guard !delayed.isEmpty else { return }
         let due = delayed.filter { $0.deadline <= now }
         guard !due.isEmpty else { return }
@@ -97,7 +104,9 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
         for connection in touched.values { flush(connection) }
     }
 
-    func nextWakeup(now: UInt64) -> UInt64? { delayed.map(\.deadline).min() }
+    func nextWakeup(now: UInt64) -> UInt64? {
+        [delayed.map(\.deadline).min(), acceptPausedUntil].compactMap { $0 }.min()
+    }
 
     func loopStopping(now: UInt64) {
         for connection in Array(connections.values) { close(connection) }
@@ -112,7 +121,10 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
             do {
                 accepted = try Sockets.accept(listener)
             } catch {
-                return  // out of descriptors, say: the listener stays readable and is tried next turn
+                // Out of descriptors, say: the waiting connection stays, so the listener would stay
+                // readable and spin the loop. Look again in a tenth of a second.
+                if (try? loop.unwatch(listener)) != nil { acceptPausedUntil = monotonicMilliseconds() + 100 }
+                return
             }
             guard let fd = accepted else { return }
             nextID += 1

@@ -139,6 +139,12 @@ public final class EventLoop: @unchecked Sendable {
         watchingWrites[fd] = nil
     }
 
+    /// Stops watching a socket that stays open (``watch(_:writable:)`` takes it back).
+    public func unwatch(_ fd: Int32) throws(SystemError) {
+        watchingWrites[fd] = nil
+        try systemCall("epoll_ctl") { epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil) }
+    }
+
     private func control(_ operation: Int32, _ fd: Int32, writable: Bool) throws(SystemError) {
         var event = epoll_event()
         event.events = EPOLLIN.rawValue | (writable ? EPOLLOUT.rawValue : 0)

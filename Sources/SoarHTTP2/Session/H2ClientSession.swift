@@ -6,7 +6,8 @@ import SoarCrypto
 public protocol H2ClientSessionDelegate: AnyObject {
     /// The server's first SETTINGS came: its stream limit is known.
     func sessionReceivedSettings()
-    /// A request's HEADERS left: from now on the server may have acted on it.
+    /// A request's HEADERS left the process (the socket took them): from now on the server may
+    /// have acted on it.
     func requestSent(stream: Int32)
     /// A stream ended. `response` is set when a final status came (it counts even if the upload
     /// was then reset, RFC 9113 8.1); otherwise `refused` says whether the server refused it
@@ -27,6 +28,8 @@ public final class H2ClientSession {
     unowned let delegate: any H2ClientSessionDelegate
     var responses: [Int32: H2Response] = [:]
     var bodies: [Int32: OutgoingBody] = [:]
+    /// Requests whose HEADERS nghttp2 has written out, with where they end in the wire's bytes.
+    var headersWritten: [(stream: Int32, end: UInt64)] = []
     /// Response bodies are kept up to this size.
     let maxResponseBody: Int
 
@@ -71,16 +74,24 @@ public final class H2ClientSession {
         return stream
     }
 
+    /// Writes what the session has to say (see ``H2Wire/send()``) and tells the delegate which
+    /// requests have now left the process.
+    ///
+    /// - Returns: nil while the connection lives.
+    public func send() -> H2Wire.End? {
+        let end = wire.send()
+        if !headersWritten.isEmpty {
+            let written = wire.bytesWritten
+            let left = headersWritten.prefix { $0.end <= written }
+            headersWritten.removeFirst(left.count)
+            for entry in left where !wire.isClosed { delegate.requestSent(stream: entry.stream) }
+        }
+        return end
+    }
+
     /// Queues a PING.
     public func ping() throws(H2Error) {
         try nghttp2Call("nghttp2_submit_ping", nghttp2_submit_ping(wire.session, 0, nil))
-    }
-
-    /// Resets a stream whose answer is no longer wanted; the delegate hears nothing more of it.
-    public func cancel(_ stream: Int32) throws(H2Error) {
-        responses[stream] = nil
-        bodies[stream] = nil
-        try nghttp2Call("nghttp2_submit_rst_stream", nghttp2_submit_rst_stream(wire.session, 0, stream, NGHTTP2_CANCEL.rawValue))
     }
 }
 
@@ -135,8 +146,9 @@ private func clientOnFrame(session: OpaquePointer?, frame: UnsafePointer<nghttp2
 
 private func clientOnFrameSent(session: OpaquePointer?, frame: UnsafePointer<nghttp2_frame>?, user: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, frame.type == NGHTTP2_HEADERS.rawValue else { return 0 }
+    // Called as nghttp2 moves on past the frame, whose bytes are the last the wire has queued.
     let owner = clientSession(user)
-    if !owner.wire.isClosed { owner.delegate.requestSent(stream: frame.streamID) }
+    owner.headersWritten.append((frame.streamID, owner.wire.bytesQueued))
     return 0
 }
 

@@ -26,6 +26,10 @@ public final class H2Wire {
     public let tls: TLSSession?
     let session: OpaquePointer
     private var outbound: [UInt8] = []
+    /// Bytes nghttp2 has handed over, and bytes the socket has taken, since the start: a frame
+    /// has left the process once `bytesWritten` passes where it ended in `bytesQueued`.
+    public private(set) var bytesQueued: UInt64 = 0
+    public private(set) var bytesWritten: UInt64 = 0
     /// Set by the owner when it closes the socket, possibly from a callback in the middle of
     /// `receive`: nothing more is read or written.
     public var isClosed = false
@@ -72,9 +76,13 @@ public final class H2Wire {
             if length < 0 { return .protocolError(String(cString: nghttp2_strerror(Int32(length)))) }
             guard length > 0, let chunk else { break }
             outbound.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
+            bytesQueued += UInt64(length)
         }
         var sent = 0
-        defer { outbound.removeFirst(sent) }
+        defer {
+            outbound.removeFirst(sent)
+            bytesWritten += UInt64(sent)
+        }
         while sent < outbound.count {
             let step: TLSSession.Step = outbound.withUnsafeBytes { raw in
                 let rest = UnsafeRawBufferPointer(rebasing: raw[sent...])
