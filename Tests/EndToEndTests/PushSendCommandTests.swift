@@ -32,12 +32,13 @@ import Testing
     @Test func jsonLinesFromATokensFileAndAPayloadFile() throws {
         let fixture = try EmulatorFixture()
         let dir = TemporaryDirectory()
-        let tokens = try dir.write("tokens.txt", "# staging devices\n00aa\n\n00bb\n")
+        let tokens = try dir.write("tokens.txt", "\u{FEFF}# staging devices\n00aa\n\n00bb\n00AA\n")
         let payload = try dir.write("p.apns", #"{"Simulator Target Bundle":"x","aps":{"content-available":1},"kind":"sync"}"#)
         let result = try soar(["push", "send", "--tokens-file", tokens, "--payload", payload, "--push-type", "background", "--json"], environment: environment(fixture))
         #expect(result.status == 0, "\(result.stderr)")
         let objects = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(Set(objects.compactMap { $0["token"] as? String }) == ["00aa", "00bb"])
+        #expect(objects.compactMap { $0["token"] as? String }.sorted() == ["00aa", "00bb"], "a byte-order mark skipped, a duplicate sent once")
+        #expect(result.stderr.contains("1 duplicate token(s) skipped"))
         #expect(objects.allSatisfy { $0["status"] as? Int == 200 })
         let headers = fixture.emulator.state.deliveries.first?.headers ?? []
         #expect(headers.contains { $0 == ("apns-priority", "5") } && headers.contains { $0 == ("apns-push-type", "background") })

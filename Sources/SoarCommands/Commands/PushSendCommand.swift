@@ -48,6 +48,8 @@ struct PushSendCommand: Command {
         """
 
     let tokens: [String]
+    /// Tokens given more than once, sent once.
+    let duplicates: Int
     let template: APNsNotification
     let variables: [String: String]
     let json: Bool
@@ -59,7 +61,10 @@ struct PushSendCommand: Command {
         guard arguments.positionals.isEmpty else { throw .usage("unexpected argument \(arguments.positionals[0])") }
         var tokens = arguments.all("--token").flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         if let file = arguments.value("--tokens-file") { tokens += try Self.readTokens(file) }
-        self.tokens = tokens.filter { !$0.isEmpty }
+        // Each device once: a token listed twice would get the notification twice.
+        var seen = Set<String>()
+        self.tokens = tokens.filter { !$0.isEmpty && seen.insert($0.lowercased()).inserted }
+        duplicates = tokens.filter { !$0.isEmpty }.count - self.tokens.count
 
         let pushType = try arguments.pushType()
         let payload: Payload
@@ -147,6 +152,7 @@ struct PushSendCommand: Command {
     }
 
     func run(_ console: Console) async throws(CommandError) {
+        if duplicates > 0 { console.warn("soar push send: \(duplicates) duplicate token(s) skipped; each device gets the notification once") }
         let client = try makeClient()
         defer { client.shutdown() }
         let configuration = client.configuration
@@ -228,7 +234,8 @@ struct PushSendCommand: Command {
             data = contents
         }
         func blank(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 13 }
-        return data.withUnsafeBytes { bytes in
+        let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data  // a byte-order mark is not part of a token
+        return text.withUnsafeBytes { bytes in
             bytes.split(separator: 10).compactMap { line in
                 guard let first = line.firstIndex(where: { !blank($0) }), let last = line.lastIndex(where: { !blank($0) }),
                     line[first] != UInt8(ascii: "#")

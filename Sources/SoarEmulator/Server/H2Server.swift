@@ -31,6 +31,9 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
         self.handler = handler
         self.tls = tls
         self.host = host
+        guard (try? Sockets.resolve(host: host, port: port, numericOnly: true)) != nil else {
+            throw EmulatorError("not an IP address: \(host) (use 127.0.0.1, ::1 or another address of this machine)")
+        }
         do {
             listener = try Sockets.listen(host: host, port: port)
             self.port = try Sockets.localPort(listener)

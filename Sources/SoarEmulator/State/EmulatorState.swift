@@ -61,10 +61,9 @@ public final class EmulatorState: Sendable {
         set { inner.withLock { $0.faults = newValue } }
     }
 
+    /// Changes the faults in one step under the lock, so the two control planes never lose an update.
     func updateFaults(_ body: (inout Faults) throws(FaultError) -> Void) throws(FaultError) {
-        var faults = self.faults
-        try body(&faults)
-        self.faults = faults
+        try inner.withLock { (state) throws(FaultError) in try body(&state.faults) }
     }
 
     /// Counts a request and says whether an injected failure answers it.

@@ -44,7 +44,7 @@ public struct Faults: Sendable, Equatable {
                 guard let number, number >= 1 else { throw FaultError("every must be a whole number of at least 1") }
                 next.every = number
             case "latency_ms":
-                guard clear || (number ?? -1) >= 0 else { throw FaultError("latency_ms must be a whole number of milliseconds") }
+                guard clear || (0...60_000).contains(number ?? -1) else { throw FaultError("latency_ms must be a whole number of milliseconds up to 60000") }
                 next.latencyMilliseconds = number ?? 0
             case "goaway_after":
                 guard clear || (number ?? 0) >= 1 else { throw FaultError("goaway_after must be at least 1") }

@@ -53,8 +53,10 @@ public final class H2ServerSession {
 
     deinit { nghttp2_session_del(wire.session) }
 
-    /// Queues a response; a body goes out after the headers, in DATA frames.
+    /// Queues a response; a body goes out after the headers, in DATA frames. A stream the client
+    /// has already closed (a late answer) is skipped.
     public func respond(stream: Int32, status: Int, headers: [(String, String)], body: Data = Data()) throws(H2Error) {
+        guard nghttp2_session_find_stream(wire.session, stream) != nil else { return }
         var all = [(":status", String(status))] + headers
         if !body.isEmpty { all.append(("content-length", String(body.count))) }
         let result: Int32 = withHeaderBlock(all) { nva, count in
