@@ -63,7 +63,10 @@ struct PushSendCommand: Command {
         if let file = arguments.value("--tokens-file") { tokens += try Self.readTokens(file) }
         // Each device once: a token listed twice would get the notification twice.
         var seen = Set<String>()
-        self.tokens = tokens.filter { !$0.isEmpty && seen.insert($0.lowercased()).inserted }
+        self.tokens = tokens.filter { token in
+            let key = token.utf8.contains { $0 >= 65 && $0 <= 90 } ? token.lowercased() : token  // no copy for the usual lowercase
+            return !token.isEmpty && seen.insert(key).inserted
+        }
         duplicates = tokens.filter { !$0.isEmpty }.count - self.tokens.count
 
         let pushType = try arguments.pushType()
