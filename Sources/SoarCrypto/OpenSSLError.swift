@@ -33,9 +33,10 @@ func drain(_ bio: OpaquePointer) -> String {
 /// Runs `body` with a read-only memory BIO over the text.
 func withBIO<T>(_ text: String, _ body: (OpaquePointer) throws(OpenSSLError) -> T) throws(OpenSSLError) -> T {
     let bytes = Array(text.utf8)
-    let bio = bytes.withUnsafeBytes { raw in BIO_new(BIO_s_mem()).map { bio in BIO_write(bio, raw.baseAddress, Int32(raw.count)); return bio } }
-    guard let bio else { throw OpenSSLError("BIO_new") }
+    guard let bio = BIO_new(BIO_s_mem()) else { throw OpenSSLError("BIO_new") }
     defer { BIO_free(bio) }
+    let written = bytes.withUnsafeBytes { raw in BIO_write(bio, raw.baseAddress, Int32(raw.count)) }
+    guard written == bytes.count else { throw OpenSSLError("BIO_write") }
     return try body(bio)
 }
 

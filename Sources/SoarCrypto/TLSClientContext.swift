@@ -18,7 +18,8 @@ public final class TLSClientContext: @unchecked Sendable {
     public init(caFile: String?, identity: Identity?) throws(OpenSSLError) {
         guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw OpenSSLError("SSL_CTX_new") }
         self.ctx = ctx
-        _ = COpenSSL_SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION)
+        try OpenSSLError.check(Int32(COpenSSL_SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION)), "cannot require TLS 1.2")
+        // These two return the options now in force, not a status: nothing to check.
         _ = COpenSSL_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS))
         // Read whole socket buffers, not one record header and body at a time (two system calls a record).
         _ = COpenSSL_SSL_CTX_set_read_ahead(ctx, 1)
@@ -96,7 +97,10 @@ public final class TLSClientContext: @unchecked Sendable {
         try OpenSSLError.check(SSL_CTX_use_certificate(ctx, certificate), "cannot use the certificate in \(file)")
         try OpenSSLError.check(SSL_CTX_use_PrivateKey(ctx, key), "cannot use the key in \(file)")
         if let chain {
-            while let extra = OPENSSL_sk_shift(chain) { _ = COpenSSL_SSL_CTX_add_extra_chain_cert(ctx, OpaquePointer(extra)) }
+            while let extra = OPENSSL_sk_shift(chain) {
+                // On success the context owns the certificate.
+                try OpenSSLError.check(Int32(COpenSSL_SSL_CTX_add_extra_chain_cert(ctx, OpaquePointer(extra))), "cannot use the chain in \(file)")
+            }
             OPENSSL_sk_free(chain)
         }
     }

@@ -13,7 +13,8 @@ public final class TLSServerContext: @unchecked Sendable {
     public init(certificateFile: String, keyFile: String, clientCAFile: String? = nil) throws(OpenSSLError) {
         guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw OpenSSLError("SSL_CTX_new") }
         self.ctx = ctx
-        _ = COpenSSL_SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION)
+        try OpenSSLError.check(Int32(COpenSSL_SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION)), "cannot require TLS 1.2")
+        // Returns the mode now in force, not a status.
         _ = COpenSSL_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
         try OpenSSLError.check(SSL_CTX_use_certificate_chain_file(ctx, certificateFile), "cannot load the certificate \(certificateFile)")
         try OpenSSLError.check(SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM), "cannot load the key \(keyFile)")
@@ -30,9 +31,10 @@ public final class TLSServerContext: @unchecked Sendable {
     /// Starts a server-side TLS session on a connected, non-blocking socket.
     public func session(socket: Int32) throws(OpenSSLError) -> TLSSession {
         guard let ssl = SSL_new(ctx) else { throw OpenSSLError("SSL_new") }
-        SSL_set_fd(ssl, socket)
+        let session = TLSSession(ssl)  // frees `ssl` if the check below throws
+        try OpenSSLError.check(SSL_set_fd(ssl, socket), "SSL_set_fd")
         SSL_set_accept_state(ssl)
-        return TLSSession(ssl)
+        return session
     }
 }
 

@@ -72,6 +72,9 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     }
     guard let made else { return .NO }
     defer { MHD_destroy_response(made) }
-    for (name, value) in response.headers { MHD_add_response_header(made, name, value) }
+    for (name, value) in response.headers {
+        // A header libmicrohttpd refuses (a line break in it, say) would change the answer: answer nothing instead.
+        guard MHD_add_response_header(made, name, value) == .YES else { return .NO }
+    }
     return MHD_queue_response(connection, UInt32(response.status), made)
 }
