@@ -57,20 +57,20 @@ public final class APNsClient: APNsSending {
     ///
     /// - Parameter answerLost: an earlier attempt left and its answer never came.
     func dispatch(_ request: APNsRequest, attempt: Int, refreshedToken: Bool = false, answerLost: Bool = false, completion: @escaping @Sendable (APNsOutcome) -> Void) {
-        var headers = request.headers
         var signed: String?
+        var authorization: String?
         if let tokens {
             do {
                 let current = try tokens.current()
                 signed = current.token
-                headers.append(("authorization", current.authorization))
+                authorization = current.authorization
             } catch {
                 completion(.failed(APNsFailure(status: 0, reason: .invalidProviderToken, apnsID: request.apnsID, detail: error.description, attempts: attempt)))
                 return
             }
         }
         let token = signed
-        transport.submit(TransportRequest(path: request.path, headers: headers, body: request.body)) { [self] result in
+        transport.submit(TransportRequest(path: request.path, headers: request.headers, authorization: authorization, body: request.body)) { [self] result in
             let outcome: APNsOutcome
             switch result {
             case .response(let status, let headers, let body):

@@ -220,7 +220,7 @@ final class ScriptedTransport: Transport, @unchecked Sendable {
         let transport = ScriptedTransport([expired, .response(status: 200, headers: [], body: Data())])
         let outcome = try await Self.client(transport, clock: ImmediateClock()).sendAlert(title: "t", body: "b", to: token)
         #expect(outcome.isDelivered)
-        let auths = transport.requests.map { $0.headers.first { $0.0 == "authorization" }!.1 }
+        let auths = transport.requests.compactMap(\.authorization)
         #expect(auths.count == 2 && auths[0] != auths[1])
     }
 

@@ -23,9 +23,6 @@ final class ClientConnection: H2ClientSessionDelegate {
     private var requests: [Int32: ConnectionPool.RequestID] = [:]
     private var settingsSeen = false
 
-    /// Headers whose values change with every notification.
-    static let uniqueHeaders = [":path", "apns-id"]
-
     init(id: ConnectionPool.ConnectionID, fd: Int32, transport: H2Transport) {
         self.id = id
         self.fd = fd
@@ -115,10 +112,16 @@ final class ClientConnection: H2ClientSessionDelegate {
     func send(_ id: ConnectionPool.RequestID, _ request: TransportRequest) throws(H2Error) {
         guard let session else { throw H2Error(call: "send before the session started", code: -1) }
         let endpoint = transport.endpoint
-        var headers = [(":method", "POST"), (":scheme", endpoint.tls ? "https" : "http"), (":authority", endpoint.authority), (":path", request.path)]
-        headers += request.headers
-        headers.append(("content-length", String(request.body.count)))
-        let stream = try session.request(headers, body: request.body, unique: Self.uniqueHeaders)
+        let stream = try session.request(body: request.body) { block in
+            block.add(":method", "POST")
+            block.add(":scheme", endpoint.tls ? "https" : "http")
+            block.add(":authority", endpoint.authority)
+            // The path and apns-id change with every notification: kept out of the HPACK table.
+            block.add(":path", request.path, indexed: false)
+            for (name, value) in request.headers { block.add(name, value, indexed: name != "apns-id") }
+            if let authorization = request.authorization { block.add("authorization", authorization) }
+            block.add("content-length", String(request.body.count))
+        }
         requests[stream] = id
     }
 

@@ -4,6 +4,8 @@ import Foundation
 struct TransportRequest: Sendable {
     var path: String
     var headers: [(String, String)]
+    /// The `authorization` value, apart so the shared header list is not copied for every request.
+    var authorization: String?
     var body: Data
 }
 

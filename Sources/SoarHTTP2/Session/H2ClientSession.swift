@@ -28,6 +28,8 @@ public final class H2ClientSession {
     unowned let delegate: any H2ClientSessionDelegate
     var responses: [Int32: H2Response] = [:]
     var bodies: [Int32: OutgoingBody] = [:]
+    /// Reused for every request's headers.
+    var headerBlock = HeaderBlock()
     /// Requests whose HEADERS nghttp2 has written out, with where they end in the wire's bytes.
     var headersWritten: [(stream: Int32, end: UInt64)] = []
     /// Response bodies are kept up to this size.
@@ -58,16 +60,16 @@ public final class H2ClientSession {
         Int(nghttp2_session_get_remote_settings(wire.session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
     }
 
-    /// Queues a request; it leaves with the next ``H2Wire/send()``.
+    /// Queues a request; it leaves with the next ``send()``.
     ///
-    /// - Parameter unique: header names whose values differ on every request (see ``withHeaderBlock(_:unique:_:)``).
+    /// - Parameter headers: fills the request's header block (pseudo-headers first).
     /// - Returns: the stream id.
     /// - Throws: ``H2Error``; ``H2Error/streamIDsExhausted`` means this connection can take no more.
-    public func request(_ headers: [(String, String)], body: Data, unique: [String] = []) throws(H2Error) -> Int32 {
+    public func request(body: Data, headers: (inout HeaderBlock) -> Void) throws(H2Error) -> Int32 {
+        headers(&headerBlock)
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: clientReadBody)
-        let stream = withHeaderBlock(headers, unique: unique) { nva, count in
-            nghttp2_submit_request(wire.session, nil, nva, count, &provider, nil)
-        }
+        let session = wire.session
+        let stream = headerBlock.submit { nva, count in nghttp2_submit_request(session, nil, nva, count, &provider, nil) }
         try nghttp2Call("nghttp2_submit_request", stream)
         bodies[stream] = OutgoingBody(data: body)
         responses[stream] = H2Response()

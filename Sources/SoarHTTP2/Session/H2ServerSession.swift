@@ -25,6 +25,8 @@ public final class H2ServerSession {
     /// Requests whose headers are complete and whose body is still arriving.
     var requests: [Int32: H2Request] = [:]
     var bodies: [Int32: OutgoingBody] = [:]
+    /// Reused for every response's headers.
+    var headerBlock = HeaderBlock()
     /// Requests with larger headers are reset.
     public let maxHeaderBytes: Int
     /// Bodies are kept up to this size; past it only the size is counted.
@@ -57,12 +59,14 @@ public final class H2ServerSession {
     /// has already closed (a late answer) is skipped.
     public func respond(stream: Int32, status: Int, headers: [(String, String)], body: Data = Data()) throws(H2Error) {
         guard nghttp2_session_find_stream(wire.session, stream) != nil else { return }
-        var all = [(":status", String(status))] + headers
-        if !body.isEmpty { all.append(("content-length", String(body.count))) }
-        let result: Int32 = withHeaderBlock(all) { nva, count in
-            if body.isEmpty { return nghttp2_submit_response(wire.session, stream, nva, count, nil) }
+        headerBlock.add(":status", String(status))
+        for (name, value) in headers { headerBlock.add(name, value) }
+        if !body.isEmpty { headerBlock.add("content-length", String(body.count)) }
+        let session = wire.session
+        let result: Int32 = headerBlock.submit { nva, count in
+            if body.isEmpty { return nghttp2_submit_response(session, stream, nva, count, nil) }
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: serverReadBody)
-            return nghttp2_submit_response(wire.session, stream, nva, count, &provider)
+            return nghttp2_submit_response(session, stream, nva, count, &provider)
         }
         try nghttp2Call("nghttp2_submit_response", result)
         if !body.isEmpty { bodies[stream] = OutgoingBody(data: body) }
