@@ -70,7 +70,9 @@ final class ClientConnection: H2ClientSessionDelegate {
         }
         do {
             // No server push; a window large enough that answers never wait on WINDOW_UPDATE.
-            session = try H2ClientSession(fd: fd, tls: tls, settings: [.noServerPush, .initialWindowSize(1 << 20)], delegate: self)
+            // APNs says all that matters in `apns-*` headers and the body.
+            session = try H2ClientSession(
+                fd: fd, tls: tls, settings: [.noServerPush, .initialWindowSize(1 << 20)], keepingHeadersPrefixed: "apns-", delegate: self)
         } catch {
             return TransportError(.unreachable, "cannot start HTTP/2: \(error)")
         }

@@ -34,13 +34,23 @@ public final class H2ClientSession {
     var headersWritten: [(stream: Int32, end: UInt64)] = []
     /// Response bodies are kept up to this size.
     let maxResponseBody: Int
+    /// Only response headers whose names start with this are kept (all when empty): no String is
+    /// made for the rest (`server`, `date` and the like).
+    let keptHeaderPrefix: [UInt8]
 
     /// Starts a session on a connected socket and queues our SETTINGS.
     ///
     /// - Throws: ``H2Error`` when nghttp2 cannot make the session.
-    public init(fd: Int32, tls: TLSSession?, settings: [H2Setting], maxResponseBody: Int = 64 * 1024, delegate: any H2ClientSessionDelegate) throws(H2Error) {
+    ///
+    /// - Parameter keepingHeadersPrefixed: keep only response headers whose names start with
+    ///   this (`apns-` for APNs); all when empty.
+    public init(
+        fd: Int32, tls: TLSSession?, settings: [H2Setting], maxResponseBody: Int = 64 * 1024, keepingHeadersPrefixed prefix: String = "",
+        delegate: any H2ClientSessionDelegate
+    ) throws(H2Error) {
         self.delegate = delegate
         self.maxResponseBody = maxResponseBody
+        keptHeaderPrefix = Array(prefix.utf8)
         let session = try makeSession(server: false) { callbacks in
             nghttp2_session_callbacks_set_on_header_callback(callbacks, clientOnHeader)
             nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, clientOnData)
@@ -112,14 +122,14 @@ private func clientOnHeader(
     let owner = clientSession(user)
     let id = frame.streamID
     let key = UnsafeBufferPointer(start: name, count: nameLength)
-    let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+    let text = UnsafeBufferPointer(start: value, count: valueLength)
     // Changed in place through the dictionary's optional: no copy of the response per header.
     if nameLength == 7, key.elementsEqual(":status".utf8) {
-        let status = Int(text) ?? 0
+        let status = text.reduce(0) { $1 >= 48 && $1 <= 57 ? $0 * 10 + Int($1 - 48) : -1_000 }
         // Interim 1xx answers are skipped; the final status is what counts.
         if status >= 200 { owner.responses[id]?.status = status }
-    } else if key.first != UInt8(ascii: ":") {
-        owner.responses[id]?.headers.append((String(decoding: key, as: UTF8.self), text))
+    } else if key.first != UInt8(ascii: ":"), key.starts(with: owner.keptHeaderPrefix) {
+        owner.responses[id]?.headers.append((String(decoding: key, as: UTF8.self), String(decoding: text, as: UTF8.self)))
     }
     return 0
 }
