@@ -3,6 +3,7 @@
 Prints its port, then answers every connection with an HTTP/1.1 400 until killed.
   python3 tls_http1_server.py CERT KEY
 """
+import os
 import signal
 import socket
 import ssl
@@ -12,6 +13,16 @@ import threading
 # The test runner may hand SIGTERM down ignored or blocked; stop when told to.
 signal.signal(signal.SIGTERM, signal.SIG_DFL)
 signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+
+
+def exit_with_parent(parent=os.getppid()):
+    """Ends this peer once the test process is gone, even if it crashed before it could stop it."""
+    while os.getppid() == parent:
+        threading.Event().wait(0.5)
+    os._exit(0)
+
+
+threading.Thread(target=exit_with_parent, daemon=True).start()
 
 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 context.load_cert_chain(sys.argv[1], sys.argv[2])
