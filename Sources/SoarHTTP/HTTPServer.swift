@@ -21,7 +21,9 @@ public final class HTTPServer: @unchecked Sendable {
     public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 2, handler: @escaping Handler) throws(HTTPServerError) {
         self.handler = handler
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ERROR_LOG.rawValue)
+        // No MHD_USE_ERROR_LOG: libmicrohttpd's own lines ("Failed to bind to port …") would repeat
+        // the error thrown below in another voice; `soar serve` will route its log through its own.
+        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue)
         guard let address = SocketAddress(host: host, port: port) else { throw HTTPServerError("not an IP address: \(host)") }
         let family = address.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0
         let daemon = address.withSockaddr { pointer, _ in
