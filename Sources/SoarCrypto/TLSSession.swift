@@ -49,12 +49,6 @@ public final class TLSSession {
         return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
     }
 
-    /// Why the peer's certificate did not verify, once a handshake has failed for that reason.
-    public var certificateProblem: String? {
-        let verify = SSL_get_verify_result(ssl)
-        return verify == X509_V_OK ? nil : String(cString: X509_verify_cert_error_string(verify))
-    }
-
     /// The subject common name of a client certificate that verified against the client CA.
     public var verifiedClientName: String? {
         guard let cert = SSL_get1_peer_certificate(ssl) else { return nil }

@@ -21,7 +21,6 @@ final class ClientConnection: H2ClientSessionDelegate {
     private var session: H2ClientSession?
     /// Which request each open stream carries.
     private var requests: [Int32: ConnectionPool.RequestID] = [:]
-    private var settingsSeen = false
 
     init(id: ConnectionPool.ConnectionID, fd: Int32, transport: H2Transport) {
         self.id = id
@@ -32,7 +31,7 @@ final class ClientConnection: H2ClientSessionDelegate {
     /// The socket is ready; moves the connection along.
     ///
     /// - Returns: why the connection failed, once it has.
-    func socketReady(_ events: SocketEvents, now: UInt64) -> TransportError? {
+    func socketReady(_ events: SocketEvents) -> TransportError? {
         let endpoint = transport.endpoint
         if phase == .connecting {
             if let error = Sockets.pendingError(fd) { return TransportError(.unreachable, "cannot connect to \(endpoint.authority): \(error.reason)") }
@@ -50,7 +49,8 @@ final class ClientConnection: H2ClientSessionDelegate {
             case .wantWrite: return watchWrites(true)
             case .closed: return TransportError(.unreachable, "\(endpoint.authority) closed the connection during the TLS handshake")
             case .failed(let reason):
-                return TransportError(.misconfigured, "TLS handshake with \(endpoint.authority) failed: \(tls.certificateProblem.map { "certificate verification failed: \($0)" } ?? reason)")
+                // `reason` names a certificate that did not verify (see TLSSession.step).
+                return TransportError(.misconfigured, "TLS handshake with \(endpoint.authority) failed: \(reason)")
             }
         }
         if events.readable || events.failed, let session {
@@ -145,7 +145,6 @@ final class ClientConnection: H2ClientSessionDelegate {
 
     func sessionReceivedSettings() {
         guard let session else { return }
-        settingsSeen = true
         transport.settingsReceived(self, streamLimit: session.serverStreamLimit)
     }
 

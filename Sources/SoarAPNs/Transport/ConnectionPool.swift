@@ -79,9 +79,10 @@ struct ConnectionPool {
     private var resolving = false
     /// Some connection has been ready: a later failure to connect is less likely a wrong setup.
     private var everReady = false
-    private var lastFailure: TransportError?
-    /// When a connection last failed before it was ready, and why (see `holdDown`).
-    private var lastConnectFailure: (at: UInt64, error: TransportError)?
+    /// When a connection last failed before it was ready, and why: the reason requests that wait
+    /// in vain are given, and, within `holdDown` with no connection up, the answer to new ones.
+    /// Cleared once a connection is ready.
+    private var lastFailure: (at: UInt64, error: TransportError)?
     private(set) var isShutDown = false
     private var actions: [Action] = []
 
@@ -95,7 +96,7 @@ struct ConnectionPool {
 
     mutating func enqueue(_ id: RequestID, now: UInt64) -> [Action] {
         guard !isShutDown else { return [.fail(id, .shutDown)] }
-        if let failed = lastConnectFailure, elapsed(now, since: failed.at) < configuration.holdDown,
+        if let failed = lastFailure, elapsed(now, since: failed.at) < configuration.holdDown,
             !resolving, !connections.values.contains(where: { $0.state != .draining })
         {
             return [.fail(id, failed.error)]
@@ -110,13 +111,8 @@ struct ConnectionPool {
         guard !isShutDown else { return take() }
         switch result {
         case .success(let addresses) where !addresses.isEmpty: open(addresses, now: now)
-        case .success:
-            let error = TransportError(.unreachable, "\(configuration.authority) has no address")
-            lastConnectFailure = (now, error)
-            failIfNothingLeft(error)
-        case .failure(let error):
-            lastConnectFailure = (now, error)
-            failIfNothingLeft(error)
+        case .success: failIfNothingLeft(TransportError(.unreachable, "\(configuration.authority) has no address"), now: now)
+        case .failure(let error): failIfNothingLeft(error, now: now)
         }
         return take()
     }
@@ -134,7 +130,7 @@ struct ConnectionPool {
             connections[connection]!.state = .ready
             connections[connection]!.lastActivity = now
             everReady = true
-            lastConnectFailure = nil
+            lastFailure = nil
         }
         schedule(now: now)
         return take()
@@ -232,7 +228,7 @@ struct ConnectionPool {
             head += 1
             let anyReady = connections.values.contains { $0.state == .ready }
             actions.append(.fail(waited.id, !anyReady
-                ? lastFailure ?? TransportError(.unreachable, "no connection to \(configuration.authority) within \(seconds(configuration.timeout))")
+                ? lastFailure?.error ?? TransportError(.unreachable, "no connection to \(configuration.authority) within \(seconds(configuration.timeout))")
                 : TransportError(.unreachable, "no free stream to \(configuration.authority) within \(seconds(configuration.timeout))")))
         }
         schedule(now: now)
@@ -345,18 +341,17 @@ struct ConnectionPool {
             // has ever worked: the wrong protocol or port, not a passing outage.
             error = TransportError(.misconfigured, "\(error.message) (is \(configuration.authority) an APNs server, and is the scheme right?)")
         }
-        lastFailure = error
         if !entry.fallbacks.isEmpty && error.kind != .misconfigured {
+            lastFailure = (now, error)
             open(entry.fallbacks, now: now)
         } else {
-            lastConnectFailure = (now, error)
-            failIfNothingLeft(error)
+            failIfNothingLeft(error, now: now)
         }
     }
 
-    /// Fails what waits when no connection is ready or coming to take it.
-    private mutating func failIfNothingLeft(_ error: TransportError) {
-        lastFailure = error
+    /// Records a failure to connect and fails what waits when no connection is ready or coming to take it.
+    private mutating func failIfNothingLeft(_ error: TransportError, now: UInt64) {
+        lastFailure = (now, error)
         guard !resolving, connections.isEmpty || (error.kind == .misconfigured && !everReady) else { return }
         for waiting in queue[head...] { actions.append(.fail(waiting.id, error)) }
         queue.removeAll(keepingCapacity: true)

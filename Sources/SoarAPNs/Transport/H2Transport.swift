@@ -73,7 +73,7 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     private func accept(_ request: TransportRequest, _ completion: @escaping @Sendable (TransportResult) -> Void) {
         nextRequest += 1
         pending[nextRequest] = Pending(request: request, completion: completion)
-        apply(pool.enqueue(nextRequest, now: monotonicMilliseconds()))
+        apply(pool.enqueue(nextRequest, now: loop.now))
     }
 
     /// Fails what is still queued or in flight, closes the connections and stops the thread;
@@ -84,7 +84,7 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
 
     func socketReady(_ fd: Int32, _ events: SocketEvents, now: UInt64) {
         guard let connection = byDescriptor[fd] else { return }
-        if let failure = connection.socketReady(events, now: now) { fail(connection, failure, now: now) }
+        if let failure = connection.socketReady(events) { fail(connection, failure, now: now) }
     }
 
     func turnEnded(now: UInt64) {
@@ -115,12 +115,11 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
                 } catch where error.streamIDsExhausted {
                     // The connection takes nothing more; marked so first, or the request would be
                     // handed straight back to it.
-                    let now = monotonicMilliseconds()
-                    apply(pool.goawayReceived(connectionID, now: now))
-                    apply(pool.requestRefused(id, on: connectionID, now: now))
+                    apply(pool.goawayReceived(connectionID, now: loop.now))
+                    apply(pool.requestRefused(id, on: connectionID, now: loop.now))
                 } catch {
                     finish(id, .failure(TransportError(.unreachable, "the request could not be queued: \(error)")))
-                    apply(pool.requestEnded(id, on: connectionID, now: monotonicMilliseconds()))
+                    apply(pool.requestEnded(id, on: connectionID, now: loop.now))
                 }
             case .fail(let id, let error): finish(id, .failure(error))
             case .ping(let connectionID):
@@ -128,7 +127,7 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
                 do {
                     try connection.ping()
                 } catch {
-                    fail(connection, TransportError(.unreachable, "cannot send PING: \(error)"), now: monotonicMilliseconds())
+                    fail(connection, TransportError(.unreachable, "cannot send PING: \(error)"), now: loop.now)
                 }
             case .close(let connectionID): release(connectionID)
             }
@@ -149,12 +148,12 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
             } catch {
                 result = .failure(TransportError(.unreachable, error.description))
             }
-            loop.execute { [self] in apply(pool.resolved(result, now: monotonicMilliseconds())) }
+            loop.execute { [self] in apply(pool.resolved(result, now: loop.now)) }
         }
     }
 
     private func connect(_ id: ConnectionPool.ConnectionID, to address: ResolvedAddress) {
-        let now = monotonicMilliseconds()
+        let now = loop.now
         let fd: Int32
         do {
             fd = try Sockets.connect(address)
@@ -190,13 +189,13 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     func tcpConnected(_ connection: ClientConnection) { pool.tcpConnected(connection.id) }
 
     func settingsReceived(_ connection: ClientConnection, streamLimit: Int) {
-        apply(pool.settingsReceived(connection.id, streamLimit: streamLimit, now: monotonicMilliseconds()))
+        apply(pool.settingsReceived(connection.id, streamLimit: streamLimit, now: loop.now))
     }
 
     func requestSent(_ id: ConnectionPool.RequestID, on connection: ClientConnection) { pool.requestSent(id, on: connection.id) }
 
     func streamEnded(_ id: ConnectionPool.RequestID, on connection: ClientConnection, response: H2Response?, refused: Bool, errorCode: UInt32) {
-        let now = monotonicMilliseconds()
+        let now = loop.now
         if let response {
             finish(id, .response(status: response.status, headers: response.headers, body: response.body))
         } else if refused {
@@ -208,9 +207,9 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
         apply(pool.requestEnded(id, on: connection.id, now: now))
     }
 
-    func goawayReceived(_ connection: ClientConnection) { apply(pool.goawayReceived(connection.id, now: monotonicMilliseconds())) }
+    func goawayReceived(_ connection: ClientConnection) { apply(pool.goawayReceived(connection.id, now: loop.now)) }
 
-    func pingAnswered(_ connection: ClientConnection) { pool.pingAnswered(connection.id, now: monotonicMilliseconds()) }
+    func pingAnswered(_ connection: ClientConnection) { pool.pingAnswered(connection.id, now: loop.now) }
 }
 
 extension Duration {

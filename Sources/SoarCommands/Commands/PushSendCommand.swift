@@ -63,11 +63,15 @@ struct PushSendCommand: Command {
         if let file = arguments.value("--tokens-file") { tokens += try Self.readTokens(file) }
         // Each device once: a token listed twice would get the notification twice.
         var seen = Set<String>()
+        var duplicates = 0
         self.tokens = tokens.filter { token in
+            guard !token.isEmpty else { return false }
             let key = token.utf8.contains { $0 >= 65 && $0 <= 90 } ? token.lowercased() : token  // no copy for the usual lowercase
-            return !token.isEmpty && seen.insert(key).inserted
+            if seen.insert(key).inserted { return true }
+            duplicates += 1
+            return false
         }
-        duplicates = tokens.filter { !$0.isEmpty }.count - self.tokens.count
+        self.duplicates = duplicates
 
         let pushType = try arguments.pushType()
         let payload: Payload

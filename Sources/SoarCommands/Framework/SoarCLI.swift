@@ -30,9 +30,7 @@ public enum SoarCLI {
             let group = commands.filter { $0.name.split(separator: " ").first.map(String.init) == asked.first && $0.name.contains(" ") }
             if !group.isEmpty {
                 // A command group without its subcommand (`soar push`): list what it has.
-                let width = group.map { $0.name.count }.max() ?? 0
-                var text = "soar \(asked[0]) needs a subcommand:\n"
-                for command in group { text += "  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary + "\n" }
+                let text = "soar \(asked[0]) needs a subcommand:\n" + listing(group)
                 if asked.count > 1, !asked[1].hasPrefix("-") { console.warn("soar: unknown command '\(asked.prefix(2).joined(separator: " "))'.") }
                 let wantedHelp = asked.count == 2 && (asked[1] == "--help" || asked[1] == "-h")
                 if wantedHelp { console.out(text) } else { console.warn(String(text.dropLast())) }
@@ -69,13 +67,16 @@ public enum SoarCLI {
     }
 
     static var overview: String {
-        let width = commands.map { $0.name.count }.max() ?? 0
         var text = "soar \(version): self-hosted push notifications and app data for Swift apps.\n\nUsage: soar COMMAND [options]\n\nCommands:\n"
-        for command in commands {
-            text += "  " + command.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary + "\n"
-        }
+        text += listing(commands)
         text += "\nRun 'soar COMMAND --help' for a command's options.\n"
         text += "Exit codes: 0 success, 1 the work ran and something failed, 2 usage or configuration error, 3 cannot reach a server.\n"
         return text
+    }
+
+    /// One line a command, names padded to a column: `  push send  Send a notification…`.
+    static func listing(_ commands: [any Command.Type]) -> String {
+        let width = commands.map { $0.name.count }.max() ?? 0
+        return commands.map { "  " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary + "\n" }.joined()
     }
 }

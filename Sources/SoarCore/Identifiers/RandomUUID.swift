@@ -36,7 +36,7 @@ public enum RandomUUID {
 
     /// Lowercase 8-4-4-4-12 hex, without `uuidString`'s uppercase copy.
     public static func text(_ uuid: UUID) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+        let digits = Hex.digits
         return withUnsafeBytes(of: uuid.uuid) { raw in
             String(unsafeUninitializedCapacity: 36) { out in
                 var position = 0

@@ -41,8 +41,6 @@ extension JSONValue {
         }
     }
 
-    static let hexDigits = Array("0123456789abcdef".utf8)
-
     static func writeString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
@@ -54,8 +52,8 @@ extension JSONValue {
             case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0x00..<0x20:
                 out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
+                out.append(Hex.digits[Int(byte >> 4)])
+                out.append(Hex.digits[Int(byte & 0xF)])
             default: out.append(byte)
             }
         }

@@ -91,14 +91,12 @@ public struct PushTokenError: Error, Hashable, Sendable, CustomStringConvertible
 extension Data {
     /// Lowercase hex, two digits a byte.
     public func hexEncodedString() -> String {
-        let digits: StaticString = "0123456789abcdef"
+        let digits = Hex.digits
         return withUnsafeBytes { bytes in
             String(unsafeUninitializedCapacity: bytes.count * 2) { out in
-                digits.withUTF8Buffer { digit in
-                    for (index, byte) in bytes.enumerated() {
-                        out[2 * index] = digit[Int(byte >> 4)]
-                        out[2 * index + 1] = digit[Int(byte & 0x0f)]
-                    }
+                for (index, byte) in bytes.enumerated() {
+                    out[2 * index] = digits[Int(byte >> 4)]
+                    out[2 * index + 1] = digits[Int(byte & 0x0f)]
                 }
                 return bytes.count * 2
             }

@@ -29,10 +29,12 @@ public struct ControlAPI: Sendable {
         guard methods.contains(method) else {
             return json(405, ["error": .string("\(method) is not allowed on \(path); use \(methods.joined(separator: " or "))")])
         }
+        var token = ""
         if parts[0] == "tokens" {
-            let token = parts[1]
-            guard token.count.isMultiple(of: 2), token.utf8.allSatisfy(\.isHexDigit) else {
-                return json(400, ["error": .string("\"\(token)\" is not a device token: an even number of hex digits")])
+            do {
+                token = try PushToken.normalizedHex(parts[1])
+            } catch {
+                return json(400, ["error": .string("\"\(parts[1])\" is not a device token: \(error.description)")])
             }
         }
         switch (method, endpoint) {
@@ -48,13 +50,13 @@ public struct ControlAPI: Sendable {
             case .success(let value): since = value ?? Int64(now().timeIntervalSince1970 * 1000)
             case .failure(let problem): return json(400, ["error": .string(problem.description)])
             }
-            state.setMark(.unregistered(since: since), for: parts[1])
-            return ok(["token": .string(parts[1].lowercased()), "unregistered": .int(Int(since))])
+            state.setMark(.unregistered(since: since), for: token)
+            return ok(["token": .string(token), "unregistered": .int(Int(since))])
         case ("POST", "tokens/HEX/bad"):
-            state.setMark(.bad, for: parts[1])
-            return ok(["token": .string(parts[1].lowercased()), "bad": true])
+            state.setMark(.bad, for: token)
+            return ok(["token": .string(token), "bad": true])
         case ("DELETE", "tokens/HEX"):
-            state.setMark(nil, for: parts[1])
+            state.setMark(nil, for: token)
             return ok()
         case ("GET", "stats"):
             return json(200, stats)

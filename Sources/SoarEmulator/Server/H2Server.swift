@@ -94,10 +94,13 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
             acceptPausedUntil = nil
             if listener >= 0, (try? loop.watch(listener, writable: false)) == nil { closeListener() }
         }
-        guard !delayed.isEmpty else { return }
-        let due = delayed.filter { $0.deadline <= now }
-        guard !due.isEmpty else { return }
-        delayed.removeAll { $0.deadline <= now }
+        guard delayed.contains(where: { $0.deadline <= now }) else { return }
+        var due: [(deadline: UInt64, connection: UInt64, fd: Int32, stream: Int32, response: HTTPResponse)] = []
+        delayed.removeAll { item in
+            guard item.deadline <= now else { return false }
+            due.append(item)
+            return true
+        }
         var touched: [Int32: ServerConnection] = [:]
         for item in due {
             guard let connection = connections[item.fd], connection.id == item.connection else { continue }
@@ -126,7 +129,7 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
             } catch {
                 // Out of descriptors, say: the waiting connection stays, so the listener would stay
                 // readable and spin the loop. Look again in a tenth of a second.
-                if (try? loop.unwatch(listener)) != nil { acceptPausedUntil = monotonicMilliseconds() + 100 }
+                if (try? loop.unwatch(listener)) != nil { acceptPausedUntil = loop.now + 100 }
                 return
             }
             guard let fd = accepted else { return }
@@ -203,6 +206,6 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
     // MARK: - Delayed answers
 
     func schedule(_ response: HTTPResponse, connection: ServerConnection, stream: Int32, after milliseconds: Int) {
-        delayed.append((monotonicMilliseconds() + UInt64(milliseconds), connection.id, connection.fd, stream, response))
+        delayed.append((loop.now + UInt64(milliseconds), connection.id, connection.fd, stream, response))
     }
 }

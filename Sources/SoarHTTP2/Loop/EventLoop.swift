@@ -49,6 +49,9 @@ public final class EventLoop: @unchecked Sendable {
     private let loopThread = Atomic<UInt>(0)
     /// What epoll was last told about each socket: whether EPOLLOUT is watched. Loop thread only.
     private var watchingWrites: [Int32: Bool] = [:]
+    /// The monotonic clock in milliseconds, read once as each turn starts: the time for
+    /// everything the turn does. Loop thread only.
+    public private(set) var now = monotonicMilliseconds()
 
     /// Creates the loop and starts its thread, which keeps `driver` alive until the loop stops.
     ///
@@ -162,7 +165,6 @@ public final class EventLoop: @unchecked Sendable {
 
     private func run(_ driver: some EventLoopDriver) {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
-        var now = monotonicMilliseconds()
         while !stopping.load(ordering: .acquiring) {
             var timeout: Int32 = -1
             if tasks.withLock({ !$0.items.isEmpty }) {
