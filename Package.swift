@@ -31,7 +31,12 @@ let package = Package(
         // The provider and the emulator hold APNs logic only: HTTP/2, sockets and the event loop are SoarHTTP2's.
         .target(name: "SoarAPNs", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP2"]),
         .target(name: "SoarEmulator", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarHTTP2"]),
-        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarEmulator"]),
+        // The schema's SQL files, compiled into the binary (db/sqlite/*.sql).
+        .target(name: "SoarMigrations", path: "db", resources: [.embedInCode("sqlite")]),
+        .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "SoarMigrations"]),
+        .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore"]),
+        .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarStore", "SoarAuth"]),
+        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarServer"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
         .target(name: "SoarTesting", dependencies: ["SoarCrypto", "SoarEmulator"]),
 

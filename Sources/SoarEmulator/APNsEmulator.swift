@@ -47,7 +47,7 @@ public final class APNsEmulator: Sendable {
         self.server = server
         if let controlPort = configuration.controlPort {
             do {
-                controlServer = try HTTPServer(host: configuration.host, port: controlPort, threads: 2) { request in
+                controlServer = try HTTPServer(host: configuration.host, port: controlPort) { request in
                     let answer = control.handle(method: request.method, path: request.path, body: request.body)
                     return HTTPResponse(status: answer.status, headers: [("content-type", "application/json")], body: answer.body)
                 }

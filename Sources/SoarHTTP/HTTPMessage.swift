@@ -6,16 +6,28 @@ public struct HTTPRequest: Sendable {
     public var method: String
     /// The path without the query string, percent-decoded by the server.
     public var path: String
-    public var query: [String: String]
+    /// Query parameters in order, repeats kept (`id=gte.1&id=lte.9`), percent-decoded.
+    public var query: [(name: String, value: String)]
     public var headers: [String: String]
     public var body: Data
+    /// The client's IP address, empty when unknown.
+    public var remoteAddress: String
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
+    public init(
+        method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:], body: Data = Data(),
+        remoteAddress: String = ""
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.remoteAddress = remoteAddress
+    }
+
+    /// The first value of a query parameter.
+    public func queryValue(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
     }
 }
 

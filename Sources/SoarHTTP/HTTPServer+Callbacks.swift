@@ -21,7 +21,8 @@ func httpAccessHandler(
     }
     let buffer = Unmanaged<RequestBuffer>.fromOpaque(pointer).takeUnretainedValue()
     if uploadSize.pointee > 0 {
-        if buffer.body.count + uploadSize.pointee > HTTPServer.maxBodySize {
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        if buffer.body.count + uploadSize.pointee > server.limits.maxBodySize {
             buffer.tooLarge = true
         } else if let uploadData {
             buffer.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
@@ -30,6 +31,8 @@ func httpAccessHandler(
         return .YES
     }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    server.inFlight.add(1, ordering: .relaxed)
+    defer { server.inFlight.subtract(1, ordering: .relaxed) }
     var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/")
     request.body = buffer.body
     let values = KeyValues()
@@ -39,9 +42,12 @@ func httpAccessHandler(
         request.headers = values.pairs.reduce(into: [:]) { $0[$1.0.lowercased()] = $1.1 }
         values.pairs.removeAll()
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectKeyValue, collector)
-        request.query = values.pairs.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        request.query = values.pairs.map { (name: $0.0, value: $0.1) }
     }
-    let response = buffer.tooLarge ? .error(413, "the request body is over \(HTTPServer.maxBodySize) bytes") : server.handler(request)
+    var address = [CChar](repeating: 0, count: 64)
+    CMicroHTTPD_client_address(connection, &address, address.count)
+    request.remoteAddress = String(cString: address)
+    let response = buffer.tooLarge ? server.tooLarge(request) : server.handler(request)
     return queue(response, on: connection)
 }
 

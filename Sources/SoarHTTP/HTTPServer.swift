@@ -1,44 +1,89 @@
 import CMicroHTTPD
 import Foundation
+import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: an epoll thread pool calling one handler per request.
 ///
 /// The handler runs on libmicrohttpd's threads and must be thread-safe. Bodies over
-/// ``maxBodySize`` are answered 413 without reaching it.
+/// ``Limits/maxBodySize`` are answered by `oversized` (413) without reaching it; headers over the
+/// connection memory limit are answered 431 by libmicrohttpd itself.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
-    public static let maxBodySize = 1 << 20
+    /// What one client may cost the server.
+    public struct Limits: Sendable {
+        public var maxBodySize = 1 << 20
+        /// Per-connection memory; request headers must fit in about half of it.
+        public var connectionMemory = 64 << 10
+        public var idleTimeoutSeconds = 30
+        public var maxConnections = 1024
+        public var threads = 2
+
+        public init() {}
+    }
 
     let handler: Handler
+    let oversized: Handler
+    let limits: Limits
+    let inFlight = Atomic<Int>(0)
     private var daemon: OpaquePointer?
+    private let lock = NSLock()
     /// The bound port (the chosen one when asked for port 0).
     public private(set) var port: UInt16 = 0
 
     /// Starts listening on `host` (an IPv4 or IPv6 literal) and `port`; 0 picks a free port.
     ///
     /// - Throws: ``HTTPServerError`` when the address is bad or the port is taken.
-    public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 2, handler: @escaping Handler) throws(HTTPServerError) {
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits(),
+        oversized: Handler? = nil, handler: @escaping Handler
+    ) throws(HTTPServerError) {
         self.handler = handler
+        self.limits = limits
+        let maxBody = limits.maxBodySize
+        self.oversized = oversized ?? { _ in .error(413, "the request body is over \(maxBody) bytes") }
         let context = Unmanaged.passUnretained(self).toOpaque()
         // No MHD_USE_ERROR_LOG: libmicrohttpd's own lines ("Failed to bind to port …") would repeat
-        // the error thrown below in another voice; `soar serve` will route its log through its own.
-        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue)
+        // the error thrown below in another voice. MHD_USE_ITC lets `shutdown` stop accepting first.
+        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue)
         guard let address = SocketAddress(host: host, port: port) else { throw HTTPServerError("not an IP address: \(host)") }
         let family = address.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0
-        let daemon = address.withSockaddr { pointer, _ in
-            CMicroHTTPD_start(flags | family, port, UInt32(threads), httpAccessHandler, context, httpRequestCompleted, context, pointer)
+        let started = address.withSockaddr { pointer, _ in
+            CMicroHTTPD_start(
+                flags | family, port, UInt32(limits.threads), httpAccessHandler, context, httpRequestCompleted, context, pointer,
+                limits.connectionMemory, UInt32(limits.idleTimeoutSeconds), UInt32(limits.maxConnections))
         }
-        guard let daemon else { throw HTTPServerError("cannot listen on \(host):\(port) (is the port in use?)") }
-        self.daemon = daemon
-        self.port = CMicroHTTPD_port(daemon)
+        guard let started else { throw HTTPServerError("cannot listen on \(host):\(port) (is the port in use?)") }
+        self.daemon = started
+        self.port = CMicroHTTPD_port(started)
+    }
+
+    func tooLarge(_ request: HTTPRequest) -> HTTPResponse { oversized(request) }
+
+    /// Requests being handled right now.
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+
+    /// Stops accepting, lets requests in flight finish for up to `grace`, then closes everything.
+    public func shutdown(grace: Duration) {
+        let quiesced = lock.withLock { () -> Bool in
+            guard let daemon else { return false }
+            let socket = MHD_quiesce_daemon(daemon)
+            if socket >= 0 { close(socket) }
+            return true
+        }
+        guard quiesced else { return }
+        let deadline = ContinuousClock.now + grace
+        while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(5_000) }
+        stop()
     }
 
     /// Stops accepting and closes every connection. Safe to call twice.
     public func stop() {
-        if let daemon {
-            MHD_stop_daemon(daemon)
-            self.daemon = nil
+        lock.withLock {
+            if let running = daemon {
+                MHD_stop_daemon(running)
+                daemon = nil
+            }
         }
     }
 

@@ -6,6 +6,8 @@ public enum SoarCLI {
 
     /// Every subcommand, in the order `soar --help` lists them.
     public static let commands: [any Command.Type] = [
+        ServeCommand.self,
+        MigrateCommand.self,
         SelfCheckCommand.self,
         RouteCommand.self,
         PayloadValidateCommand.self,

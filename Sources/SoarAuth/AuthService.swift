@@ -1,0 +1,220 @@
+import Foundation
+import SoarCore
+import SoarCrypto
+import SoarStore
+
+/// GoTrue's behaviour over an ``AuthStore``: sign-up, sign-in, refresh rotation, users, sign-out.
+public final class AuthService: Sendable {
+    public struct Limits: Sendable {
+        /// Sign-up and sign-in attempts per client IP (Supabase's local default: 30 per 5 minutes).
+        public var perAddress = 30
+        /// Password sign-in attempts per email.
+        public var perEmail = 10
+        public var window: TimeInterval = 300
+        /// How long a used refresh token may be presented again (parallel refreshes) before it counts as reuse.
+        public var reuseGrace: TimeInterval = 10
+
+        public init() {}
+    }
+
+    public let store: any AuthStore
+    public let tokens: Tokens
+    public let hasher: PasswordHasher
+    public let limits: Limits
+    public let now: @Sendable () -> Date
+    private let byAddress: RateLimiter
+    private let byEmail: RateLimiter
+
+    public init(
+        store: any AuthStore, tokens: Tokens, hasher: PasswordHasher = PasswordHasher(), limits: Limits = Limits(),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.store = store
+        self.tokens = tokens
+        self.hasher = hasher
+        self.limits = limits
+        self.now = now
+        byAddress = RateLimiter(limit: limits.perAddress, window: limits.window)
+        byEmail = RateLimiter(limit: limits.perEmail, window: limits.window)
+    }
+
+    // MARK: signing in
+
+    /// `POST /signup`: an email user (signed in at once, as with auto-confirm) or, with neither
+    /// email nor phone, an anonymous one.
+    public func signUp(email: String?, password: String?, data: [String: JSONValue], address: String) throws(AuthError) -> AuthSession {
+        guard byAddress.allow(address, now: now()) else { throw .rateLimited }
+        let time = StoredTime.format(now())
+        var user = AuthUser(id: RandomUUID.lowercase(), createdAt: time)
+        user.userMetadata = data
+        if let email {
+            let address = try Self.normalized(email: email)
+            guard let password else { throw .validation("Signup requires a valid password") }
+            try checkStrength(password)
+            user.email = address
+            user.passwordHash = try hasher.hash(password)
+            user.emailConfirmedAt = time
+            user.appMetadata = ["provider": "email", "providers": ["email"]]
+        } else {
+            user.isAnonymous = true
+            user.appMetadata = [:]
+        }
+        do { try store.createUser(user) } catch {
+            throw error.code == "23505" ? .userAlreadyExists : .storeFailed(error.message)
+        }
+        return try startSession(for: user, method: user.isAnonymous ? "anonymous" : "password")
+    }
+
+    /// `POST /token?grant_type=password`.
+    public func signIn(email: String, password: String, address: String) throws(AuthError) -> AuthSession {
+        let normalized = try Self.normalized(email: email)
+        guard byAddress.allow(address, now: now()), byEmail.allow(normalized, now: now()) else { throw .rateLimited }
+        guard let user = try lookup({ () throws(StoreError) in try store.user(email: normalized) }), let hash = user.passwordHash,
+            hasher.verify(password, against: hash)
+        else {
+            throw .invalidCredentials
+        }
+        return try startSession(for: user, method: "password")
+    }
+
+    /// `POST /token?grant_type=refresh_token`: single use, rotated, with GoTrue's reuse detection.
+    public func refresh(_ refreshToken: String) throws(AuthError) -> AuthSession {
+        guard !refreshToken.isEmpty else { throw .refreshTokenNotFound }
+        let successor = try Self.newRefreshToken()
+        let outcome: RefreshOutcome
+        do {
+            outcome = try store.refresh(
+                tokenHash: Self.hash(refreshToken), successorHash: Self.hash(successor), now: now(), reuseGrace: limits.reuseGrace)
+        } catch {
+            throw .storeFailed(error.message)
+        }
+        switch outcome {
+        case .notFound: throw .refreshTokenNotFound
+        case .reused: throw .refreshTokenAlreadyUsed
+        case .rotated(let userID, let sessionID), .reissuedWithinGrace(let userID, let sessionID):
+            guard let user = try lookup({ () throws(StoreError) in try store.user(id: userID) }) else { throw .refreshTokenNotFound }
+            return try session(for: user, sessionID: sessionID, refreshToken: successor, method: "token_refresh")
+        }
+    }
+
+    /// `POST /admin/users`: a user created by the service role, not signed in.
+    public func createUser(
+        email: String, password: String?, userMetadata: [String: JSONValue], appMetadata: [String: JSONValue], confirmed: Bool
+    ) throws(AuthError) -> AuthUser {
+        let time = StoredTime.format(now())
+        var user = AuthUser(id: RandomUUID.lowercase(), createdAt: time)
+        user.email = try Self.normalized(email: email)
+        if let password {
+            try checkStrength(password)
+            user.passwordHash = try hasher.hash(password)
+        }
+        user.emailConfirmedAt = confirmed ? time : nil
+        user.appMetadata = (["provider": "email", "providers": ["email"]] as [String: JSONValue]).merging(appMetadata) { $1 }
+        user.userMetadata = userMetadata
+        do { try store.createUser(user) } catch {
+            throw error.code == "23505" ? .emailExists : .storeFailed(error.message)
+        }
+        return user
+    }
+
+    // MARK: the signed-in user
+
+    /// The token's user, after checking that its session still exists (signed-out tokens are refused at once).
+    public func authenticate(_ bearer: String?) throws(AuthError) -> (user: AuthUser, sessionID: String?) {
+        guard let bearer, !bearer.isEmpty else { throw .noAuthorization }
+        let verified: VerifiedToken
+        do { verified = try tokens.verify(bearer, now: now()) } catch { throw .badJWT(error.description) }
+        guard let id = verified.access.userID else { throw .badJWT("not a user's token (role \(verified.access.role.rawValue))") }
+        if let session = verified.sessionID, !(try sessionLive(session)) { throw .sessionNotFound }
+        guard let user = try lookup({ () throws(StoreError) in try store.user(id: id) }) else { throw .userNotFound }
+        return (user, verified.sessionID)
+    }
+
+    /// Whether a session has not been signed out.
+    public func sessionLive(_ id: String) throws(AuthError) -> Bool {
+        do { return try store.sessionExists(id) } catch { throw .storeFailed(error.message) }
+    }
+
+    /// `PUT /user`: email, password and `data` (merged into user_metadata).
+    public func update(_ user: AuthUser, email: String?, password: String?, data: [String: JSONValue]?) throws(AuthError) -> AuthUser {
+        var user = user
+        if let email {
+            user.email = try Self.normalized(email: email)
+            user.emailConfirmedAt = user.emailConfirmedAt ?? StoredTime.format(now())
+            if user.isAnonymous { user.appMetadata = ["provider": "email", "providers": ["email"]] }
+        }
+        if let password {
+            try checkStrength(password)
+            user.passwordHash = try hasher.hash(password)
+        }
+        if user.email != nil && user.passwordHash != nil { user.isAnonymous = false }
+        if let data { user.userMetadata.merge(data) { $1 } }
+        user.updatedAt = StoredTime.format(now())
+        do { try store.updateUser(user) } catch {
+            throw error.code == "23505" ? .emailExists : .storeFailed(error.message)
+        }
+        return user
+    }
+
+    /// `POST /logout?scope=`: `local` ends this session, `global` all of the user's, `others` all but this one.
+    public func signOut(userID: String, sessionID: String?, scope: String) throws(AuthError) {
+        do {
+            switch scope {
+            case "global": try store.deleteSessions(userID: userID, only: nil, except: nil)
+            case "local": if let sessionID { try store.deleteSessions(userID: userID, only: sessionID, except: nil) }
+            case "others": try store.deleteSessions(userID: userID, only: nil, except: sessionID ?? "")
+            default: throw AuthError.validation("scope must be global, local or others")
+            }
+        } catch let error as AuthError {
+            throw error
+        } catch {
+            throw .storeFailed("\(error)")
+        }
+    }
+
+    // MARK: helpers
+
+    func startSession(for user: AuthUser, method: String) throws(AuthError) -> AuthSession {
+        let refreshToken = try Self.newRefreshToken()
+        let sessionID = RandomUUID.lowercase()
+        let time = StoredTime.format(now())
+        do {
+            try store.createSession(id: sessionID, userID: user.id, refreshTokenHash: Self.hash(refreshToken), now: time)
+        } catch {
+            throw .storeFailed(error.message)
+        }
+        var user = user
+        user.lastSignInAt = time
+        return try session(for: user, sessionID: sessionID, refreshToken: refreshToken, method: method)
+    }
+
+    private func session(for user: AuthUser, sessionID: String, refreshToken: String, method: String) throws(AuthError) -> AuthSession {
+        let (token, expiresAt) = try tokens.accessToken(for: user, sessionID: sessionID, method: method, now: now())
+        return AuthSession(accessToken: token, refreshToken: refreshToken, expiresIn: tokens.lifetime, expiresAt: expiresAt, user: user)
+    }
+
+    func checkStrength(_ password: String) throws(AuthError) {
+        guard password.count >= hasher.minimumLength else { throw .weakPassword(hasher.minimumLength) }
+    }
+
+    func lookup(_ body: () throws(StoreError) -> AuthUser?) throws(AuthError) -> AuthUser? {
+        do { return try body() } catch { throw .storeFailed(error.message) }
+    }
+
+    static func normalized(email: String) throws(AuthError) -> String {
+        let trimmed = email.trimmingCharacters(in: .whitespaces).lowercased()
+        let parts = trimmed.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            trimmed.count <= 255, !trimmed.contains(where: { $0.isWhitespace })
+        else { throw AuthError(400, "validation_failed", "Unable to validate email address: invalid format") }
+        return trimmed
+    }
+
+    static func newRefreshToken() throws(AuthError) -> String {
+        do { return try randomBytes(24).base64URLEncodedString() } catch { throw .storeFailed("cannot make a refresh token: \(error.description)") }
+    }
+
+    static func hash(_ refreshToken: String) -> String {
+        sha256(Data(refreshToken.utf8)).hexEncodedString()
+    }
+}

@@ -1,0 +1,37 @@
+import SoarCore
+import SoarStore
+
+/// A signed-in session as GoTrue answers it.
+public struct AuthSession: Sendable {
+    public let accessToken: String
+    public let refreshToken: String
+    public let expiresIn: Int
+    public let expiresAt: Int
+    public let user: AuthUser
+
+    /// GoTrue's session object: every field supabase-py, -js and -swift require.
+    public var json: JSONValue {
+        [
+            "access_token": .string(accessToken), "token_type": "bearer", "expires_in": .int(expiresIn),
+            "expires_at": .int(expiresAt), "refresh_token": .string(refreshToken), "user": user.json,
+        ]
+    }
+}
+
+extension AuthUser {
+    /// GoTrue's user object (no password hash, ever).
+    public var json: JSONValue {
+        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        var object: [String: JSONValue] = [
+            "id": .string(id), "aud": .string(aud), "role": .string(role), "email": .string(email ?? ""), "phone": .string(phone ?? ""),
+            "app_metadata": .object(appMetadata), "user_metadata": .object(userMetadata), "identities": [],
+            "created_at": .string(createdAt), "updated_at": .string(updatedAt), "is_anonymous": .bool(isAnonymous),
+        ]
+        if let emailConfirmedAt {
+            object["email_confirmed_at"] = .string(emailConfirmedAt)
+            object["confirmed_at"] = .string(emailConfirmedAt)
+        }
+        object["last_sign_in_at"] = text(lastSignInAt)
+        return .object(object)
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import Synchronization
+
+/// At most `limit` events per key in any `window`: sign-in attempts per IP and per email.
+public final class RateLimiter: Sendable {
+    public let limit: Int
+    public let window: TimeInterval
+    private let events = Mutex<[String: [Date]]>([:])
+
+    public init(limit: Int, window: TimeInterval) {
+        self.limit = limit
+        self.window = window
+    }
+
+    /// Records an attempt for `key` at `now`; false when the key is over its limit (nothing recorded).
+    public func allow(_ key: String, now: Date) -> Bool {
+        events.withLock { events in
+            let recent = (events[key] ?? []).filter { now.timeIntervalSince($0) < window }
+            if events.count > 10_000 { events = events.filter { !$0.value.isEmpty && now.timeIntervalSince($0.value.last!) < window } }
+            guard recent.count < limit else {
+                events[key] = recent
+                return false
+            }
+            events[key] = recent + [now]
+            return true
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import SoarCore
+import SoarCrypto
+import SoarStore
+
+/// A JWT that verified: who it speaks for, and its session when it is a user's.
+public struct VerifiedToken: Sendable {
+    public let access: Access
+    public let sessionID: String?
+    public let claims: [String: JSONValue]
+}
+
+/// Why a JWT was refused.
+public enum TokenProblem: Error, Sendable, Equatable {
+    case malformed(String)
+    case badSignature
+    case expired
+    case unknownRole(String)
+
+    public var description: String {
+        switch self {
+        case .malformed(let why): why
+        case .badSignature: "signature is invalid"
+        case .expired: "token is expired"
+        case .unknownRole(let role): "role \(role) is not anon, authenticated or service_role"
+        }
+    }
+}
+
+/// Signs access tokens with Supabase's claims and verifies every HS256 token presented.
+public struct Tokens: Sendable {
+    public let secret: Data
+    public let issuer: String
+    public let lifetime: Int
+
+    public init(secret: Data, issuer: String, lifetime: Int = 3600) {
+        self.secret = secret
+        self.issuer = issuer
+        self.lifetime = lifetime
+    }
+
+    /// Checks the signature (HS256 only: `alg: none` and others are refused), expiry and role.
+    public func verify(_ token: String, now: Date) throws(TokenProblem) -> VerifiedToken {
+        let unverified: JWT.Unverified
+        do { unverified = try JWT.decode(token) } catch { throw .malformed(error.description) }
+        guard unverified.jwt.algorithm == "HS256" else { throw .malformed("algorithm \(unverified.jwt.algorithm ?? "none") is not allowed") }
+        guard unverified.verify(secret: secret) else { throw .badSignature }
+        let claims = unverified.jwt.claims
+        if let exp = claims["exp"], let seconds = exp.doubleValue {
+            guard seconds > now.timeIntervalSince1970 else { throw .expired }
+        } else if claims["exp"] != nil {
+            throw .malformed("exp is not a number")
+        }
+        let role = claims["role"]?.stringValue ?? ""
+        guard let parsed = Access.Role(rawValue: role) else { throw .unknownRole(role) }
+        if parsed == .authenticated {
+            guard let sub = claims["sub"]?.stringValue, UUID(uuidString: sub) != nil else { throw .malformed("sub is not a user id") }
+            return VerifiedToken(access: .user(sub.lowercased()), sessionID: claims["session_id"]?.stringValue, claims: claims)
+        }
+        return VerifiedToken(access: Access(role: parsed), sessionID: nil, claims: claims)
+    }
+
+    /// An access token for `user` in `sessionID`, with the claims Supabase puts in one.
+    public func accessToken(for user: AuthUser, sessionID: String, method: String, now: Date) throws(AuthError) -> (token: String, expiresAt: Int) {
+        let issued = Int(now.timeIntervalSince1970)
+        let claims: [String: JSONValue] = [
+            "iss": .string(issuer), "sub": .string(user.id), "aud": .string(user.aud), "role": .string(user.role),
+            "exp": .int(issued + lifetime), "iat": .int(issued),
+            "email": .string(user.email ?? ""), "phone": .string(user.phone ?? ""),
+            "app_metadata": .object(user.appMetadata), "user_metadata": .object(user.userMetadata),
+            "aal": "aal1", "amr": [["method": .string(method), "timestamp": .int(issued)]],
+            "session_id": .string(sessionID), "is_anonymous": .bool(user.isAnonymous),
+        ]
+        do {
+            return (try JWT(header: ["typ": "JWT"], claims: claims).signed(secret: secret), issued + lifetime)
+        } catch {
+            throw .storeFailed("cannot sign the access token: \(error.description)")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import SoarAuth
+import SoarServer
+import SoarStore
+
+/// `soar serve`: the Supabase-compatible backend (auth, data API, functions) on one SQLite file.
+struct ServeCommand: Command {
+    static let name = "serve"
+    static let summary = "Run the backend: Supabase-compatible auth and data API on SQLite."
+    static let options = [
+        Option("--host", value: "IP", help: "Address to listen on (default 127.0.0.1)."),
+        Option("--port", value: "N", help: "Port (default 54321, or SOAR_PORT; 0 picks a free one)."),
+        Option("--db", value: "PATH", help: "SQLite file (default ./soar.db, or SOAR_DB); created and migrated on start."),
+        Option("--database-url", value: "URL", help: "PostgreSQL instead of SQLite (or DATABASE_URL)."),
+        Option("--threads", value: "N", help: "HTTP worker threads (default 4)."),
+        Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
+        Option("--log-level", value: "LEVEL", help: "debug, info, warn or error (default info, or SOAR_LOG_LEVEL)."),
+    ]
+    static let discussion = """
+        Prints four lines on start: the API URL, the anon key, the service_role key and the database.
+        Point any Supabase client at the URL with the anon key. Logs are JSON lines on standard error.
+
+        Keys: JWT_SECRET signs tokens; without it a secret is generated and kept (0600) in
+        <db>.jwt-secret. ANON_KEY and SERVICE_ROLE_KEY, when set, must be HS256 JWTs of that secret;
+        otherwise both are derived from it. SIGINT or SIGTERM stops it after requests in flight.
+        """
+
+    let configuration: Server.Configuration
+    let database: String
+    let logLevel: Logger.Level
+    let environment: [String: String]
+
+    init(_ arguments: Arguments) throws(CommandError) {
+        guard arguments.positionals.isEmpty else { throw .usage("unexpected argument \(arguments.positionals[0])") }
+        environment = arguments.environment
+        var configuration = Server.Configuration()
+        configuration.host = arguments.value("--host") ?? "127.0.0.1"
+        if let port = try arguments.port("--port") {
+            configuration.port = port
+        } else if let text = environment["SOAR_PORT"], !text.isEmpty {
+            guard let port = UInt16(text) else { throw .configuration("SOAR_PORT must be a port number, not \"\(text)\"") }
+            configuration.port = port
+        }
+        configuration.limits.threads = try arguments.integer("--threads", in: 1...256) ?? 4
+        configuration.limits.maxBodySize = try arguments.integer("--max-body", in: 1024...(64 << 20)) ?? (1 << 20)
+        configuration.version = "soar \(SoarCLI.version)"
+        self.configuration = configuration
+        database = arguments.value("--db") ?? environment["SOAR_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "soar.db"
+        let levelName = arguments.value("--log-level") ?? environment["SOAR_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(name: levelName) else { throw .usage("--log-level must be debug, info, warn or error, not \"\(levelName)\"") }
+        logLevel = level
+        if let url = arguments.value("--database-url") ?? environment["DATABASE_URL"], !url.isEmpty {
+            throw .configuration("DATABASE_URL / --database-url: this build serves SQLite only (PostgreSQL is not built yet); unset it to use --db")
+        }
+    }
+
+    func run(_ console: Console) async throws(CommandError) {
+        let termination = Termination()
+        let (store, keys) = try Self.open(database: database, environment: environment)
+        let server: Server
+        do {
+            server = try Server(configuration: configuration, store: store, keys: keys, logger: Logger(level: logLevel))
+        } catch {
+            store.close()
+            throw .configuration(error.description)
+        }
+        console.print("API URL: \(server.url)")
+        console.print("anon key: \(keys.anonKey)")
+        console.print("service_role key: \(keys.serviceRoleKey)")
+        console.print("database: \(store.location)")
+        console.flush()
+        await termination.wait()
+        server.shutdown(grace: .seconds(10))
+        console.warn("stopped")
+    }
+
+    /// The SQLite store (migrated) and the API keys, or a configuration error saying what is wrong.
+    static func open(database: String, environment: [String: String]) throws(CommandError) -> (SQLiteStore, APIKeys) {
+        let path = APNsEmulatorCommand.absolute(database)
+        let store: SQLiteStore
+        do { store = try SQLiteStore(path: path) } catch { throw .configuration(error.message) }
+        do {
+            let secret = try APIKeys.loadSecret(environment: environment["JWT_SECRET"], file: path + ".jwt-secret")
+            let keys = try APIKeys(
+                secret: secret, anonKey: environment["ANON_KEY"].flatMap { $0.isEmpty ? nil : $0 },
+                serviceRoleKey: environment["SERVICE_ROLE_KEY"].flatMap { $0.isEmpty ? nil : $0 })
+            return (store, keys)
+        } catch {
+            store.close()
+            throw .configuration(error.message)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import SoarAuth
+import SoarCore
+import SoarHTTP
+import SoarStore
+
+/// GoTrue's subset at `/auth/v1`: JSON in, GoTrue's JSON and errors out.
+struct AuthEndpoints: Sendable {
+    let auth: AuthService
+    let gateway: Gateway
+    let version: String
+
+    func register(in router: inout Router) {
+        router.add(["POST"], "/auth/v1/signup") { exchange throws(ServerError) in try signUp(exchange) }
+        router.add(["POST"], "/auth/v1/token") { exchange throws(ServerError) in try token(exchange) }
+        router.add(["GET", "PUT"], "/auth/v1/user") { exchange throws(ServerError) in try user(exchange) }
+        router.add(["POST"], "/auth/v1/logout") { exchange throws(ServerError) in try logout(exchange) }
+        router.add(["GET"], "/auth/v1/settings") { _ throws(ServerError) in settings }
+        router.add(["GET"], "/auth/v1/health") { _ throws(ServerError) in
+            .json(200, ["version": .string(version), "name": "GoTrue", "description": "Soar's GoTrue-compatible auth"])
+        }
+        let admin = AdminEndpoints(auth: auth, gateway: gateway)
+        router.add(["GET", "POST"], "/auth/v1/admin/users") { exchange throws(ServerError) in try admin.users(exchange) }
+        router.add(["GET", "PUT", "DELETE"], "/auth/v1/admin/users/{id}") { exchange throws(ServerError) in try admin.user(exchange) }
+    }
+
+    private func signUp(_ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+        try gateway.requireAPIKey(exchange)
+        let body = try Self.object(exchange)
+        if body["phone"]?.stringValue?.isEmpty == false {
+            throw .auth(AuthError(400, "phone_provider_disabled", "Phone signups are disabled"))
+        }
+        let email = try Self.string(body, "email")
+        let password = try Self.string(body, "password")
+        let data = try Self.metadata(body, "data")
+        do {
+            return .json(200, try auth.signUp(email: email?.isEmpty == true ? nil : email, password: password, data: data, address: exchange.request.remoteAddress).json)
+        } catch { throw .auth(error) }
+    }
+
+    private func token(_ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+        try gateway.requireAPIKey(exchange)
+        let body = try Self.object(exchange)
+        let grant = exchange.request.queryValue("grant_type") ?? ""
+        do {
+            switch grant {
+            case "password":
+                guard let email = try Self.string(body, "email"), let password = try Self.string(body, "password") else {
+                    if body["phone"] != nil { throw AuthError(400, "phone_provider_disabled", "Phone logins are disabled") }
+                    throw AuthError.invalidCredentials
+                }
+                return .json(200, try auth.signIn(email: email, password: password, address: exchange.request.remoteAddress).json)
+            case "refresh_token":
+                return .json(200, try auth.refresh(try Self.string(body, "refresh_token") ?? "").json)
+            default:
+                throw AuthError.unsupportedGrant(grant)
+            }
+        } catch let error as AuthError {
+            throw .auth(error)
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            throw .auth(.storeFailed("\(error)"))
+        }
+    }
+
+    private func user(_ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+        try gateway.requireAPIKey(exchange)
+        do {
+            let (user, _) = try auth.authenticate(gateway.bearer(exchange))
+            guard exchange.request.method == "PUT" else { return .json(200, user.json) }
+            let body = try Self.object(exchange)
+            let updated = try auth.update(
+                user, email: try Self.string(body, "email"), password: try Self.string(body, "password"),
+                data: body["data"] == nil ? nil : try Self.metadata(body, "data"))
+            return .json(200, updated.json)
+        } catch let error as AuthError {
+            throw .auth(error)
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            throw .auth(.storeFailed("\(error)"))
+        }
+    }
+
+    private func logout(_ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+        try gateway.requireAPIKey(exchange)
+        do {
+            let (user, session) = try auth.authenticate(gateway.bearer(exchange))
+            try auth.signOut(userID: user.id, sessionID: session, scope: exchange.request.queryValue("scope") ?? "global")
+            return HTTPResponse(status: 204)
+        } catch {
+            throw .auth(error)
+        }
+    }
+
+    private var settings: HTTPResponse {
+        .json(200, [
+            "external": ["email": true, "phone": false, "anonymous_users": true],
+            "disable_signup": false, "mailer_autoconfirm": true, "phone_autoconfirm": false, "sms_provider": "",
+            "saml_enabled": false,
+        ])
+    }
+
+    // MARK: body fields
+
+    static func object(_ exchange: Exchange) throws(ServerError) -> [String: JSONValue] {
+        let value = try exchange.json { _ in .auth(AuthError(400, "bad_json", "Could not parse request body as JSON")) }
+        guard let object = value.objectValue else { throw .auth(AuthError(400, "bad_json", "The request body must be a JSON object")) }
+        return object
+    }
+
+    static func string(_ body: [String: JSONValue], _ key: String) throws(ServerError) -> String? {
+        guard let value = body[key], value != .null else { return nil }
+        guard let text = value.stringValue else { throw .auth(.validation("\(key) must be a string")) }
+        return text
+    }
+
+    static func metadata(_ body: [String: JSONValue], _ key: String) throws(ServerError) -> [String: JSONValue] {
+        guard let value = body[key], value != .null else { return [:] }
+        guard let object = value.objectValue else { throw .auth(.validation("\(key) must be an object")) }
+        return object
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import SoarCore
+import SoarHTTP
+import SoarStore
+
+/// PostgREST's subset at `/rest/v1/{table}`: read with filters, insert and upsert, update, delete,
+/// with ownership applied by the store for the caller's role.
+struct RestService: Sendable {
+    let store: any DataStore
+    let tables: [String: Table]
+
+    init(store: any DataStore, tables: [Table]) {
+        self.store = store
+        self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
+    }
+
+    static let objectMediaType = "application/vnd.pgrst.object+json"
+
+    func handle(_ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
+        let name = exchange.parameters["table"] ?? ""
+        guard let table = tables[name] else {
+            throw .rest(404, "PGRST205", "Could not find the table 'public.\(name)' in the schema cache")
+        }
+        for header in ["accept-profile", "content-profile"] {
+            if let schema = exchange.header(header), schema != "public" {
+                throw .rest(406, "PGRST106", "The schema must be one of the following: public")
+            }
+        }
+        let query: RowQuery
+        do throws(QueryError) {
+            query = try QueryParser(table: table).parse(exchange.request.query.filter { $0.name != "apikey" })
+        } catch {
+            switch error {
+            case .syntax(let message, let details): throw .rest(400, "PGRST100", message, details: details)
+            case .store(let error): throw .store(error, role: exchange.access.role)
+            }
+        }
+        let prefer = Prefer(exchange.header("prefer"))
+        switch exchange.request.method {
+        case "GET", "HEAD": return try read(table, query, prefer, exchange)
+        case "POST": return try insert(table, query, prefer, exchange)
+        case "PATCH": return try update(table, query, prefer, exchange)
+        default: return try delete(table, query, prefer, exchange)
+        }
+    }
+
+    // MARK: reading
+
+    private func read(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+        var query = query
+        if let range = exchange.header("range"), let (start, end) = Self.range(range) {
+            query.offset = max(query.offset ?? 0, start)
+            if let end { query.limit = min(query.limit ?? Int.max, end - start + 1) }
+        }
+        let result: (rows: [StoredRow], total: Int?)
+        do { result = try store.select(table, query, as: exchange.access, counting: prefer.countExact) } catch {
+            throw .store(error, role: exchange.access.role)
+        }
+        var response = try body(table, query, result.rows, exchange, status: 200)
+        let start = query.offset ?? 0
+        let total = result.total.map(String.init) ?? "*"
+        let range = result.rows.isEmpty ? "*/\(total)" : "\(start)-\(start + result.rows.count - 1)/\(total)"
+        response.headers.append(("content-range", range))
+        if let count = result.total, result.rows.count < count, exchange.header("range") != nil || query.limit != nil {
+            response.status = 206
+        }
+        if exchange.request.method == "HEAD" { response.body = Data() }
+        return response
+    }
+
+    // MARK: writing
+
+    private func insert(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+        let objects: [[String: JSONValue]]
+        switch try exchange.json({ .rest(400, "PGRST102", "Empty or invalid json", details: $0) }) {
+        case .object(let object): objects = [object]
+        case .array(let items):
+            objects = try items.map { (item: JSONValue) throws(ServerError) -> [String: JSONValue] in
+                guard let object = item.objectValue else { throw .rest(400, "PGRST102", "All object keys must match", details: "an array item is not an object") }
+                return object
+            }
+        default: throw .rest(400, "PGRST102", "Empty or invalid json", details: "the body must be an object or an array of objects")
+        }
+        var rows: [RowValues] = []
+        let keys = query.insertColumns.map(Set.init) ?? Set(objects.first?.keys ?? [:].keys)
+        for object in objects {
+            if query.insertColumns == nil, Set(object.keys) != keys { throw .rest(400, "PGRST102", "All object keys must match") }
+            var row = RowValues()
+            for key in keys {
+                guard let column = table.column(key) else {
+                    throw .rest(400, "PGRST204", "Could not find the '\(key)' column of '\(table.name)' in the schema cache")
+                }
+                if let value = object[key] {
+                    row[key] = try storable(column, value, exchange)
+                } else if !prefer.missingDefault {
+                    row[key] = .null
+                }
+            }
+            rows.append(row)
+        }
+        var conflict: ConflictResolution?
+        if let resolution = prefer.resolution {
+            let columns = query.conflictColumns ?? table.primaryKey
+            guard Set(columns) == Set(table.primaryKey) else {
+                throw .rest(400, "42P10", "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+            }
+            conflict = resolution == .mergeDuplicates ? .merge(on: columns) : .ignore(on: columns)
+        }
+        let written: [StoredRow]
+        do { written = try store.insert(table, rows, onConflict: conflict, as: exchange.access) } catch {
+            throw .store(error, role: exchange.access.role)
+        }
+        return try writeResponse(table, query, prefer, exchange, written, status: 201)
+    }
+
+    private func update(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+        guard case .object(let object) = try exchange.json({ .rest(400, "PGRST102", "Empty or invalid json", details: $0) }) else {
+            throw .rest(400, "PGRST102", "Empty or invalid json", details: "PATCH takes one object")
+        }
+        var values = RowValues()
+        for (key, value) in object {
+            guard let column = table.column(key) else {
+                throw .rest(400, "PGRST204", "Could not find the '\(key)' column of '\(table.name)' in the schema cache")
+            }
+            values[key] = try storable(column, value, exchange)
+        }
+        guard !values.isEmpty else { return HTTPResponse(status: 204) }
+        let written: [StoredRow]
+        do { written = try store.update(table, set: values, where: query.condition, as: exchange.access) } catch {
+            throw .store(error, role: exchange.access.role)
+        }
+        return try writeResponse(table, query, prefer, exchange, written, status: 200)
+    }
+
+    private func delete(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+        let removed: [StoredRow]
+        do { removed = try store.delete(table, where: query.condition, as: exchange.access) } catch {
+            throw .store(error, role: exchange.access.role)
+        }
+        return try writeResponse(table, query, prefer, exchange, removed, status: 200)
+    }
+
+    private func writeResponse(
+        _ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange, _ rows: [StoredRow], status: Int
+    ) throws(ServerError) -> HTTPResponse {
+        var response: HTTPResponse
+        switch prefer.returning ?? .minimal {
+        case .representation:
+            response = try body(table, query, rows, exchange, status: status)
+        case .minimal, .headersOnly:
+            response = HTTPResponse(status: status == 201 ? 201 : 204)
+            if prefer.returning == .headersOnly, let row = rows.first {
+                let key = table.primaryKey.compactMap { name in
+                    table.position(of: name).map { "\(name)=eq.\(Self.text(row[$0]))" }
+                }.joined(separator: "&")
+                response.headers.append(("location", "/\(table.name)?\(key)"))
+            }
+        }
+        if prefer.countExact { response.headers.append(("content-range", rows.isEmpty ? "*/0" : "0-\(rows.count - 1)/\(rows.count)")) }
+        if let applied = prefer.applied { response.headers.append(("preference-applied", applied)) }
+        return response
+    }
+
+    // MARK: shaping
+
+    /// Rows as JSON: an array, or one object when the client asked for `vnd.pgrst.object+json`.
+    private func body(_ table: Table, _ query: RowQuery, _ rows: [StoredRow], _ exchange: Exchange, status: Int) throws(ServerError) -> HTTPResponse {
+        let outputs = query.outputs.isEmpty ? table.columns.map { RowQuery.Output(column: $0.name, key: $0.name) } : query.outputs
+        let positions = outputs.map { table.position(of: $0.column)! }
+        let objects: [JSONValue] = rows.map { row in
+            var object: [String: JSONValue] = [:]
+            for (output, position) in zip(outputs, positions) { object[output.key] = table.columns[position].json(row[position]) }
+            return .object(object)
+        }
+        if exchange.header("accept")?.contains(Self.objectMediaType) == true {
+            guard objects.count == 1 else {
+                throw .rest(
+                    406, "PGRST116", "JSON object requested, multiple (or no) rows returned",
+                    details: "The result contains \(objects.count) rows")
+            }
+            var response = HTTPResponse.json(status, objects[0])
+            response.headers = [("content-type", Self.objectMediaType + "; charset=utf-8")]
+            return response
+        }
+        var response = HTTPResponse.json(status, .array(objects))
+        response.headers = [("content-type", "application/json; charset=utf-8")]
+        return response
+    }
+
+    private func storable(_ column: Column, _ value: JSONValue, _ exchange: Exchange) throws(ServerError) -> SQLValue {
+        do { return try column.storable(value) } catch { throw .store(error, role: exchange.access.role) }
+    }
+
+    /// `Range: 0-9` (items), or `5-` for everything from 5.
+    static func range(_ header: String) -> (Int, Int?)? {
+        let value = header.split(separator: "=").last.map(String.init) ?? header
+        let parts = value.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let start = Int(parts[0].trimmingCharacters(in: .whitespaces)), start >= 0 else { return nil }
+        let endText = parts[1].trimmingCharacters(in: .whitespaces)
+        if endText.isEmpty { return (start, nil) }
+        guard let end = Int(endText), end >= start else { return nil }
+        return (start, end)
+    }
+
+    static func text(_ value: SQLValue) -> String {
+        switch value {
+        case .null: "null"
+        case .integer(let v): String(v)
+        case .real(let v): String(v)
+        case .text(let v): v.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? v
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import SoarAuth
+import SoarCore
+import SoarHTTP
+import SoarStore
+
+/// An error answer: its HTTP status and the wire shape of the service that raised it.
+///
+/// Handlers throw these; only ``response`` builds error bodies.
+public struct ServerError: Error, Sendable {
+    enum Shape: Sendable {
+        /// GoTrue: `{code, error_code, msg}`.
+        case auth(AuthError)
+        /// PostgREST: `{code, message, details, hint}`.
+        case rest(code: String, message: String, details: String?, hint: String?)
+        /// The API gateway's and functions' `{message}` (with `code` when there is one).
+        case gateway(message: String, code: String?)
+    }
+
+    let status: Int
+    let shape: Shape
+
+    public static func auth(_ error: AuthError) -> ServerError { ServerError(status: error.status, shape: .auth(error)) }
+
+    public static func rest(_ status: Int, _ code: String, _ message: String, details: String? = nil, hint: String? = nil) -> ServerError {
+        ServerError(status: status, shape: .rest(code: code, message: message, details: details, hint: hint))
+    }
+
+    public static func gateway(_ status: Int, _ message: String, code: String? = nil) -> ServerError {
+        ServerError(status: status, shape: .gateway(message: message, code: code))
+    }
+
+    /// A store error with PostgREST's status for its SQLSTATE; 42501 is 401 for anon, 403 otherwise.
+    public static func store(_ error: StoreError, role: Access.Role) -> ServerError {
+        let status: Int
+        switch error.code {
+        case "23505", "23503": status = 409
+        case "42501": status = role == .anon ? 401 : 403
+        case "XX000": status = 503
+        default: status = 400
+        }
+        return .rest(status, error.code, error.message, details: error.details, hint: error.hint)
+    }
+
+    /// Whether the server (not the client) failed: counted as a store error and logged.
+    var isServerFault: Bool { status >= 500 }
+
+    var response: HTTPResponse {
+        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        switch shape {
+        case .auth(let error):
+            return .json(status, ["code": .int(error.status), "error_code": .string(error.code), "msg": .string(error.message)])
+        case .rest(let code, let message, let details, let hint):
+            return .json(status, ["code": .string(code), "message": .string(message), "details": text(details), "hint": text(hint)])
+        case .gateway(let message, let code):
+            var body: [String: JSONValue] = ["message": .string(message)]
+            if let code { body["code"] = .string(code) }
+            return .json(status, .object(body))
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import SoarAuth
+import SoarCore
+import SoarHTTP
+import SoarStore
+
+/// `soar serve`: HTTP -> route table -> gateway (keys, JWT) -> a service (auth, data, functions) -> the store.
+public final class Server: Sendable {
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        public var port: UInt16 = 54321
+        public var limits = HTTPServer.Limits()
+        public var authLimits = AuthService.Limits()
+        public var passwordHasher = PasswordHasher()
+        /// Access-token lifetime in seconds.
+        public var tokenLifetime = 3600
+        public var version = "soar"
+
+        public init() {}
+    }
+
+    public let store: any Store
+    public let keys: APIKeys
+    public let auth: AuthService
+    let logger: Logger
+    let metrics = Metrics()
+    private let router: Router
+    private let http: HTTPServer
+    public var port: UInt16 { http.port }
+    public var url: String { "http://\(hostForURL):\(http.port)" }
+    private let hostForURL: String
+
+    /// Starts listening at once.
+    ///
+    /// - Throws: ``HTTPServerError`` when the address cannot be bound.
+    public init(
+        configuration: Configuration, store: any Store, keys: APIKeys, functions: FunctionRegistry = FunctionRegistry(),
+        logger: Logger = Logger(), now: @escaping @Sendable () -> Date = Date.init
+    ) throws(HTTPServerError) {
+        self.store = store
+        self.keys = keys
+        self.logger = logger
+        hostForURL = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        // Listening first, so the token issuer names the bound port; requests get 503 until `box` is set.
+        let box = HandlerBox()
+        let maxBody = configuration.limits.maxBodySize
+        http = try HTTPServer(
+            host: configuration.host, port: configuration.port, limits: configuration.limits,
+            oversized: { request in box.server?.answer(request, failure: .gateway(413, "Request body is over \(maxBody) bytes", code: "413")) ?? HTTPResponse(status: 413) },
+            handler: { request in box.server?.handle(request) ?? HTTPResponse(status: 503) })
+        let issuer = "http://\(hostForURL):\(http.port)/auth/v1"
+        auth = AuthService(
+            store: store, tokens: Tokens(secret: keys.secret, issuer: issuer, lifetime: configuration.tokenLifetime),
+            hasher: configuration.passwordHasher, limits: configuration.authLimits, now: now)
+        let gateway = Gateway(keys: keys, auth: auth)
+        var router = Router()
+        AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
+        let rest = RestService(store: store, tables: AppTables.all)
+        router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            return try rest.handle(&exchange)
+        }
+        router.add(["GET", "POST"], "/functions/v1/{name}") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            if exchange.access.role == .anon { throw .gateway(401, "Invalid JWT", code: "401") }
+            return try functions.invoke(exchange)
+        }
+        let health = HealthEndpoints(store: store)
+        let metrics = self.metrics
+        router.add(["GET"], "/health") { _ throws(ServerError) in health.check() }
+        router.add(["GET"], "/metrics") { _ throws(ServerError) in
+            HTTPResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4")], body: Data(metrics.text.utf8))
+        }
+        self.router = router
+        box.server = self
+    }
+
+    /// Stops accepting, finishes requests in flight (up to `grace`), then closes the store.
+    public func shutdown(grace: Duration = .seconds(10)) {
+        http.shutdown(grace: grace)
+        store.close()
+    }
+
+    // MARK: one request
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        answer(request, failure: nil)
+    }
+
+    private func answer(_ request: HTTPRequest, failure: ServerError?) -> HTTPResponse {
+        let started = ContinuousClock.now
+        let requestID = Self.requestID(request.headers["x-request-id"])
+        var exchange = Exchange(request: request, requestID: requestID)
+        var label = "unmatched"
+        var response: HTTPResponse
+        var fault: ServerError?
+        if let failure {
+            fault = failure
+            response = failure.response
+        } else if request.method == "OPTIONS" {
+            label = "preflight"
+            response = HTTPResponse(status: 204, headers: Self.preflightHeaders)
+        } else {
+            let (route, parameters, methodAllowed) = router.match(request.method, request.path)
+            if let route {
+                label = route.label
+                exchange.parameters = parameters
+                do {
+                    response = try route.handler(&exchange)
+                } catch {
+                    fault = error
+                    response = error.response
+                }
+            } else {
+                let error = methodAllowed ? ServerError.gateway(404, "no Route matched with those values") : .gateway(405, "method not allowed")
+                fault = error
+                response = error.response
+            }
+        }
+        response.headers.append(("x-request-id", requestID))
+        response.headers.append(("access-control-allow-origin", request.headers["origin"] ?? "*"))
+        response.headers.append(("access-control-expose-headers", "content-range, content-location, preference-applied, x-request-id, x-total-count"))
+        let seconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000
+        metrics.record(route: label, status: response.status, seconds: seconds, storeError: fault?.isServerFault == true)
+        var fields: [String: JSONValue] = [
+            "request_id": .string(requestID), "method": .string(request.method), "route": .string(label),
+            "status": .int(response.status), "duration_ms": .double((seconds * 1_000_000).rounded() / 1000),
+            "remote": .string(request.remoteAddress),
+        ]
+        if let fault, fault.isServerFault, case .auth(let error) = fault.shape { fields["error"] = .string(error.message) }
+        if let fault, fault.isServerFault, case .rest(_, let message, _, _) = fault.shape { fields["error"] = .string(message) }
+        logger.log(fault?.isServerFault == true ? .error : .info, "request", fields)
+        return response
+    }
+
+    static let preflightHeaders: [(String, String)] = [
+        ("access-control-allow-methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD"),
+        (
+            "access-control-allow-headers",
+            "authorization, x-client-info, apikey, content-type, prefer, range, accept, accept-profile, content-profile, x-supabase-api-version, x-request-id"
+        ),
+        ("access-control-max-age", "86400"),
+    ]
+
+    /// The client's `x-request-id` when it is a sane token, else a new one.
+    static func requestID(_ given: String?) -> String {
+        if let given, (1...64).contains(given.utf8.count),
+            given.utf8.allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 45 || $0 == 95 })
+        {
+            return given
+        }
+        return RandomUUID.lowercase()
+    }
+}
+
+/// Lets the HTTP server's handler reach the `Server` that owns it, once it exists.
+private final class HandlerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var target: Server?
+
+    var server: Server? {
+        get { lock.withLock { target } }
+        set { lock.withLock { target = newValue } }
+    }
+}

@@ -1,0 +1,108 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection: the only type that calls SQLite's C API (with ``SQLiteStatement``).
+///
+/// Not thread-safe: the store hands each connection to one thread at a time. Statements are
+/// prepared once per SQL text and reused.
+final class SQLiteConnection {
+    private var handle: OpaquePointer?
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if needed) the file with the settings every Soar connection shares.
+    init(path: String, readOnly: Bool) throws(StoreError) {
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        var db: OpaquePointer?
+        let result = sqlite3_open_v2(path, &db, flags, nil)
+        handle = db
+        guard result == SQLITE_OK else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            handle = nil
+            throw .unavailable("cannot open the database \(path): \(message)")
+        }
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5_000)
+        try execute("PRAGMA foreign_keys = ON; PRAGMA case_sensitive_like = ON;")
+        if !readOnly { try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;") }
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs SQL text with no parameters (migrations, pragmas, BEGIN/COMMIT).
+    func execute(_ sql: String) throws(StoreError) {
+        var error: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(handle, sql, nil, nil, &error)
+        if result != SQLITE_OK {
+            let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(result))
+            sqlite3_free(error)
+            throw Self.error(result, message)
+        }
+    }
+
+    /// The prepared statement for `sql`, reset and ready to bind.
+    func statement(_ sql: String) throws(StoreError) -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        // Statement texts vary only with list lengths and column sets: a bounded cache is plenty.
+        if statements.count >= 256 { statements.removeAll() }
+        var raw: OpaquePointer?
+        let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard result == SQLITE_OK, let raw else { throw Self.error(result, String(cString: sqlite3_errmsg(handle))) }
+        let statement = SQLiteStatement(raw, connection: self)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// SQLite's extended constraint codes (macros Swift does not import): SQLITE_CONSTRAINT | (n << 8).
+    enum Constraint {
+        static let check = SQLITE_CONSTRAINT | (1 << 8)
+        static let foreignKey = SQLITE_CONSTRAINT | (3 << 8)
+        static let notNull = SQLITE_CONSTRAINT | (5 << 8)
+        static let primaryKey = SQLITE_CONSTRAINT | (6 << 8)
+        static let unique = SQLITE_CONSTRAINT | (8 << 8)
+    }
+
+    /// SQLite's result code as a store error in Postgres' terms.
+    static func error(_ code: Int32, _ message: String) -> StoreError {
+        switch code {
+        case Constraint.primaryKey, Constraint.unique:
+            // "UNIQUE constraint failed: todos.id" -> the Postgres-style constraint name todos_pkey.
+            let columns = message.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            let table = columns.split(separator: ".").first.map(String.init) ?? "table"
+            let names = columns.split(separator: ",").compactMap { $0.split(separator: ".").last }.map { $0.trimmingCharacters(in: .whitespaces) }
+            let constraint = code == Constraint.primaryKey ? "\(table)_pkey" : "\(table)_\(names.joined(separator: "_"))_key"
+            return .uniqueViolation(constraint, details: "Key (\(names.joined(separator: ", "))) already exists.")
+        case Constraint.notNull:
+            let column = message.split(separator: ".").last.map(String.init) ?? "?"
+            let table = message.split(separator: ":").last?.split(separator: ".").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?"
+            return .notNull(column, table: table)
+        case Constraint.foreignKey:
+            return StoreError(code: "23503", message: "insert or update violates a foreign key constraint")
+        case Constraint.check:
+            return StoreError(code: "23514", message: "new row violates a check constraint (\(message))")
+        default:
+            return .unavailable("database error: \(message)")
+        }
+    }
+}

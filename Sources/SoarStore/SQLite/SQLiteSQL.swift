@@ -1,0 +1,59 @@
+/// SQL text for SQLite from declarations and the query model: identifiers from the table, values as `?`.
+struct SQLiteSQL {
+    let table: Table
+    var parameters: [SQLValue] = []
+
+    init(_ table: Table) { self.table = table }
+
+    static func quote(_ identifier: String) -> String { "\"" + identifier + "\"" }
+
+    var tableName: String { Self.quote(table.name) }
+    var allColumns: String { table.columns.map { Self.quote($0.name) }.joined(separator: ", ") }
+
+    mutating func bind(_ value: SQLValue) -> String {
+        parameters.append(value)
+        return "?"
+    }
+
+    /// The WHERE clause for a condition and the caller's ownership rule (SQLite has no RLS).
+    mutating func whereClause(_ condition: RowQuery.Condition?, _ access: Access) -> String {
+        var parts: [String] = []
+        switch access.role {
+        case .serviceRole: break
+        case .anon: parts.append("0")
+        case .authenticated: parts.append("\(Self.quote(table.owner)) = \(bind(.text(access.userID ?? "")))")
+        }
+        if let condition { parts.append(render(condition)) }
+        return parts.isEmpty ? "" : " WHERE " + parts.joined(separator: " AND ")
+    }
+
+    mutating func render(_ condition: RowQuery.Condition) -> String {
+        switch condition {
+        case .all(let members): return "(" + members.map { render($0) }.joined(separator: " AND ") + ")"
+        case .any(let members): return "(" + members.map { render($0) }.joined(separator: " OR ") + ")"
+        case .not(let member): return "NOT (" + render(member) + ")"
+        case .compare(let column, let op, let operand):
+            let name = Self.quote(column)
+            switch (op, operand) {
+            case (.is, .null), (.is, .unknown): return "\(name) IS NULL"
+            case (.is, .isTrue): return "\(name) IS TRUE"
+            case (.is, .isFalse): return "\(name) IS FALSE"
+            case (.in, .list(let values)):
+                return values.isEmpty ? "0" : "\(name) IN (" + values.map { bind($0) }.joined(separator: ", ") + ")"
+            case (.like, .value(let value)): return "\(name) LIKE \(bind(value)) ESCAPE '\\'"
+            case (.ilike, .value(let value)): return "lower(\(name)) LIKE lower(\(bind(value))) ESCAPE '\\'"
+            case (_, .value(let value)):
+                let symbol = [RowQuery.Operator.eq: "=", .neq: "<>", .gt: ">", .gte: ">=", .lt: "<", .lte: "<="][op] ?? "="
+                return "\(name) \(symbol) \(bind(value))"
+            default: return "0"
+            }
+        }
+    }
+
+    func orderClause(_ order: [RowQuery.Order]) -> String {
+        guard !order.isEmpty else { return "" }
+        return " ORDER BY " + order.map {
+            "\(Self.quote($0.column)) \($0.descending ? "DESC" : "ASC") NULLS \($0.nullsFirst ? "FIRST" : "LAST")"
+        }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,76 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement: bind values by position, step through rows, read columns.
+final class SQLiteStatement {
+    private let raw: OpaquePointer
+    private unowned let connection: SQLiteConnection
+
+    init(_ raw: OpaquePointer, connection: SQLiteConnection) {
+        self.raw = raw
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(raw) }
+
+    func reset() {
+        sqlite3_reset(raw)
+        sqlite3_clear_bindings(raw)
+    }
+
+    /// Binds `values` to ?1, ?2, ….
+    func bind(_ values: [SQLValue]) throws(StoreError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let result: Int32
+            switch value {
+            case .null: result = sqlite3_bind_null(raw, index)
+            case .integer(let v): result = sqlite3_bind_int64(raw, index, v)
+            case .real(let v): result = sqlite3_bind_double(raw, index, v)
+            case .text(let v): result = sqlite3_bind_text(raw, index, v, -1, CSQLite_transient())
+            }
+            guard result == SQLITE_OK else { throw SQLiteConnection.error(result, connection.lastMessage) }
+        }
+    }
+
+    /// Advances to the next row; false when done.
+    func step() throws(StoreError) -> Bool {
+        let result = sqlite3_step(raw)
+        if result == SQLITE_ROW { return true }
+        if result == SQLITE_DONE { return false }
+        let error = SQLiteConnection.error(result, connection.lastMessage)
+        sqlite3_reset(raw)
+        throw error
+    }
+
+    var columnCount: Int { Int(sqlite3_column_count(raw)) }
+
+    func value(_ column: Int) -> SQLValue {
+        let index = Int32(column)
+        switch sqlite3_column_type(raw, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(raw, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(raw, index))
+        case SQLITE_NULL: return .null
+        default:
+            guard let text = sqlite3_column_text(raw, index) else { return .null }
+            return .text(String(cString: text))
+        }
+    }
+
+    /// Runs to completion and returns every row.
+    func rows(_ values: [SQLValue]) throws(StoreError) -> [[SQLValue]] {
+        try bind(values)
+        var rows: [[SQLValue]] = []
+        let count = columnCount
+        while try step() { rows.append((0..<count).map(value)) }
+        sqlite3_reset(raw)
+        return rows
+    }
+
+    /// Runs to completion and ignores rows.
+    func run(_ values: [SQLValue]) throws(StoreError) {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(raw)
+    }
+}

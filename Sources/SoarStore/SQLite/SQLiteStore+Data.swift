@@ -1,0 +1,127 @@
+import Foundation
+import SoarCore
+
+extension SQLiteStore {
+    public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
+        var sql = SQLiteSQL(table)
+        let filter = sql.whereClause(query.condition, access)
+        let filterParameters = sql.parameters
+        var text = "SELECT \(sql.allColumns) FROM \(sql.tableName)\(filter)\(sql.orderClause(query.order))"
+        if query.limit != nil || query.offset != nil {
+            text += " LIMIT \(sql.bind(.integer(Int64(query.limit ?? -1)))) OFFSET \(sql.bind(.integer(Int64(query.offset ?? 0))))"
+        }
+        let parameters = sql.parameters
+        return try read { connection throws(StoreError) in
+            let rows = try connection.statement(text).rows(parameters)
+            guard counting else { return (rows, nil) }
+            let counted = try connection.statement("SELECT count(*) FROM \(sql.tableName)\(filter)").rows(filterParameters)
+            guard case .integer(let total) = counted.first?.first else { return (rows, 0) }
+            return (rows, Int(total))
+        }
+    }
+
+    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow] {
+        try checkWritable(table, access)
+        let time = StoredTime.format(now())
+        var statements: [(String, [SQLValue])] = []
+        for values in rows {
+            let full = try complete(values, table: table, access: access, time: time)
+            if access.role == .authenticated, full[table.owner] != .text(access.userID ?? "") { throw .rowSecurity(table.name) }
+            var sql = SQLiteSQL(table)
+            let names = table.columns.map(\.name).filter { full[$0] != nil }
+            var text = "INSERT INTO \(sql.tableName) (\(names.map(SQLiteSQL.quote).joined(separator: ", "))) VALUES ("
+            text += names.map { sql.bind(full[$0]!) }.joined(separator: ", ") + ")"
+            switch onConflict {
+            case nil: break
+            case .ignore(let columns):
+                text += " ON CONFLICT (\(columns.map(SQLiteSQL.quote).joined(separator: ", "))) DO NOTHING"
+            case .merge(let columns):
+                let touched = table.columns.filter { $0.touchedOnUpdate }.map(\.name)
+                let updated = names.filter { !columns.contains($0) && (values[$0] != nil || touched.contains($0)) }
+                text += " ON CONFLICT (\(columns.map(SQLiteSQL.quote).joined(separator: ", "))) DO "
+                if updated.isEmpty {
+                    // Nothing to change, but the existing row is still "written": touch its key.
+                    text += "UPDATE SET \(SQLiteSQL.quote(columns[0])) = excluded.\(SQLiteSQL.quote(columns[0]))"
+                } else {
+                    text += "UPDATE SET " + updated.map { "\(SQLiteSQL.quote($0)) = excluded.\(SQLiteSQL.quote($0))" }.joined(separator: ", ")
+                }
+                // The policy's USING side: an existing row someone else owns is not updated (and is an error below).
+                if access.role == .authenticated {
+                    text += " WHERE \(sql.tableName).\(SQLiteSQL.quote(table.owner)) = \(sql.bind(.text(access.userID ?? "")))"
+                } else if access.role == .anon {
+                    text += " WHERE 0"
+                }
+            }
+            text += " RETURNING \(sql.allColumns)"
+            statements.append((text, sql.parameters))
+        }
+        let ignoring = if case .ignore = onConflict { true } else { false }
+        return try write { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                var written: [StoredRow] = []
+                for (text, parameters) in statements {
+                    let returned = try connection.statement(text).rows(parameters)
+                    if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
+                    written += returned
+                }
+                return written
+            }
+        }
+    }
+
+    public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
+        try checkWritable(table, access)
+        if access.role == .authenticated, let owner = values[table.owner], owner != .text(access.userID ?? "") {
+            throw .rowSecurity(table.name)
+        }
+        var values = values
+        let time = StoredTime.format(now())
+        for column in table.columns where column.touchedOnUpdate && values[column.name] == nil { values[column.name] = .text(time) }
+        for (name, value) in values where value == .null && table.column(name)?.nullable == false {
+            throw .notNull(name, table: table.name)
+        }
+        var sql = SQLiteSQL(table)
+        let names = table.columns.map(\.name).filter { values[$0] != nil }
+        guard !names.isEmpty else { return [] }
+        var text = "UPDATE \(sql.tableName) SET " + names.map { "\(SQLiteSQL.quote($0)) = \(sql.bind(values[$0]!))" }.joined(separator: ", ")
+        text += sql.whereClause(condition, access) + " RETURNING \(sql.allColumns)"
+        let parameters = sql.parameters
+        return try write { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in try connection.statement(text).rows(parameters) }
+        }
+    }
+
+    public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
+        try checkWritable(table, access)
+        var sql = SQLiteSQL(table)
+        let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition, access)) RETURNING \(sql.allColumns)"
+        let parameters = sql.parameters
+        return try write { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in try connection.statement(text).rows(parameters) }
+        }
+    }
+
+    /// The grants: clients write only tables whose policies let them.
+    private func checkWritable(_ table: Table, _ access: Access) throws(StoreError) {
+        if access.role != .serviceRole && table.clientAccess == .readOwnRows { throw .permissionDenied(table.name) }
+    }
+
+    /// Fills defaults and checks NOT NULL, as Postgres does on insert.
+    private func complete(_ values: RowValues, table: Table, access: Access, time: String) throws(StoreError) -> RowValues {
+        var full = values
+        for column in table.columns where full[column.name] == nil {
+            switch column.defaultValue {
+            case .none: break
+            case .randomUUID: full[column.name] = .text(RandomUUID.lowercase())
+            case .now: full[column.name] = .text(time)
+            case .callerID: if let id = access.userID { full[column.name] = .text(id) }
+            case .value(let value): full[column.name] = value
+            }
+            if full[column.name] == nil && !column.nullable { throw .notNull(column.name, table: table.name) }
+        }
+        for column in table.columns where full[column.name] == .null && !column.nullable {
+            throw .notNull(column.name, table: table.name)
+        }
+        return full
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import SoarMigrations
+
+/// The store on one SQLite file: WAL mode, one writer connection, parallel readers.
+///
+/// Writes are serialized through the writer (SQLite allows one at a time anyway); reads take a
+/// pooled read-only connection, so they never wait for a write to commit.
+public final class SQLiteStore: Store, @unchecked Sendable {
+    public let path: String
+    let now: @Sendable () -> Date
+    private let writer: SQLiteConnection
+    private let writerLock = NSLock()
+    private var readers: [SQLiteConnection] = []
+    private let readersLock = NSLock()
+
+    /// Opens (creating) the file and applies pending migrations.
+    ///
+    /// - Throws: ``StoreError`` when the file cannot be opened or a migration fails.
+    public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+        self.path = path
+        self.now = now
+        writer = try SQLiteConnection(path: path, readOnly: false)
+        try migrate()
+    }
+
+    public var location: String { "sqlite \(path)" }
+
+    public func close() {
+        readersLock.withLock { readers.removeAll() }
+    }
+
+    public func ping() throws(StoreError) {
+        try read { connection throws(StoreError) in _ = try connection.statement("SELECT 1").rows([]) }
+    }
+
+    /// The migrations applied, in order (for `soar migrate`).
+    public func appliedMigrations() throws(StoreError) -> [String] {
+        try read { connection throws(StoreError) in
+            try connection.statement("SELECT name FROM soar_migrations ORDER BY name").rows([]).compactMap {
+                if case .text(let name) = $0[0] { name } else { nil }
+            }
+        }
+    }
+
+    /// Applies each migration not yet recorded, each in its own transaction.
+    @discardableResult
+    func migrate() throws(StoreError) -> [String] {
+        try write { connection throws(StoreError) in
+            try connection.execute("CREATE TABLE IF NOT EXISTS soar_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        }
+        let applied = Set(try appliedMigrations())
+        var done: [String] = []
+        for file in Migrations.sqlite where !applied.contains(file.name) {
+            try write { connection throws(StoreError) in
+                try connection.transaction { () throws(StoreError) in
+                    do throws(StoreError) {
+                        try connection.execute(file.sql)
+                    } catch {
+                        throw StoreError.unavailable("migration \(file.name) failed: \(error.message)")
+                    }
+                    try connection.statement("INSERT INTO soar_migrations (name, applied_at) VALUES (?1, ?2)")
+                        .run([.text(file.name), .text(StoredTime.format(now()))])
+                }
+            }
+            done.append(file.name)
+        }
+        return done
+    }
+
+    /// Runs `body` on the writer connection, one caller at a time.
+    func write<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        return try body(writer)
+    }
+
+    /// Runs `body` on a read-only connection of the pool.
+    func read<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        let pooled = readersLock.withLock { readers.popLast() }
+        let connection: SQLiteConnection
+        if let pooled { connection = pooled } else { connection = try SQLiteConnection(path: path, readOnly: true) }
+        defer { readersLock.withLock { readers.append(connection) } }
+        return try body(connection)
+    }
+}

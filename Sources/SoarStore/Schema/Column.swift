@@ -1,0 +1,27 @@
+/// One column of a declared table: its name, Postgres type, and what the server fills in.
+public struct Column: Sendable {
+    /// The Postgres types the data API speaks; SQLite stores each in a fixed shape.
+    public enum Kind: String, Sendable {
+        case uuid, text, bigint, boolean, timestamptz
+    }
+
+    /// What a missing value becomes.
+    public enum Default: Sendable {
+        case none, randomUUID, now, callerID, value(SQLValue)
+    }
+
+    public let name: String
+    public let kind: Kind
+    public let nullable: Bool
+    public let defaultValue: Default
+    /// Set to now on every update that does not set it itself.
+    public let touchedOnUpdate: Bool
+
+    public init(_ name: String, _ kind: Kind, nullable: Bool = false, default defaultValue: Default = .none, touchedOnUpdate: Bool = false) {
+        self.name = name
+        self.kind = kind
+        self.nullable = nullable
+        self.defaultValue = defaultValue
+        self.touchedOnUpdate = touchedOnUpdate
+    }
+}

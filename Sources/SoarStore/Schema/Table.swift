@@ -1,0 +1,32 @@
+/// A table the data API serves, declared once for every store: columns, key, owner and who may do what.
+///
+/// SQL identifiers come only from declarations like this one, never from a request.
+public struct Table: Sendable {
+    /// What clients (`anon`, `authenticated`) may do; `service_role` may do everything.
+    public enum ClientAccess: Sendable {
+        /// Read, insert, update and delete their own rows.
+        case ownRows
+        /// Read their own rows; writes are the server's.
+        case readOwnRows
+    }
+
+    public let name: String
+    public let columns: [Column]
+    public let primaryKey: [String]
+    /// The column holding the owning user's id (`auth.uid() = <owner>`).
+    public let owner: String
+    public let clientAccess: ClientAccess
+    private let index: [String: Int]
+
+    public init(_ name: String, columns: [Column], primaryKey: [String], owner: String, clientAccess: ClientAccess = .ownRows) {
+        self.name = name
+        self.columns = columns
+        self.primaryKey = primaryKey
+        self.owner = owner
+        self.clientAccess = clientAccess
+        self.index = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1.name, $0) })
+    }
+
+    public func column(_ name: String) -> Column? { index[name].map { columns[$0] } }
+    public func position(of name: String) -> Int? { index[name] }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// A table row as stored: one value per declared column, in declaration order.
+public typealias StoredRow = [SQLValue]
+
+/// Values to write, by column name. A column left out gets its default.
+public typealias RowValues = [String: SQLValue]
+
+/// How an insert treats a row whose conflict columns match an existing one.
+public enum ConflictResolution: Sendable, Equatable {
+    /// Update the existing row with the columns the request gave (`resolution=merge-duplicates`).
+    case merge(on: [String])
+    /// Keep the existing row (`resolution=ignore-duplicates`).
+    case ignore(on: [String])
+}
+
+/// The data API's storage: rows of declared tables, with ownership applied for `access`.
+///
+/// SQLite applies ownership itself; Postgres leaves it to its row-level security policies.
+public protocol DataStore: Sendable {
+    /// Rows matching the query, and the number matching without limit and offset when `counting`.
+    func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?)
+    /// Inserts rows in one transaction (all or none) and returns those written.
+    func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow]
+    /// Updates the matching rows and returns them as they are now.
+    func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow]
+    /// Deletes the matching rows and returns them.
+    func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow]
+    /// Whether the store answers (for `/health`).
+    func ping() throws(StoreError)
+}
+
+/// Everything `soar serve` keeps.
+public protocol Store: DataStore, AuthStore {
+    /// Where the data lives, for the start-up banner (never with a password).
+    var location: String { get }
+    func close()
+}

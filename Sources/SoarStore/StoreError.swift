@@ -1,0 +1,44 @@
+/// A store failure in Postgres' terms (SQLSTATE codes), so every store maps to the same wire errors.
+///
+/// PostgREST turns these into statuses: 23505 409, 23502 400, 22P02 400, 42501 401/403, 42703 400.
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: String
+    public let message: String
+    public let details: String?
+    public let hint: String?
+
+    public init(code: String, message: String, details: String? = nil, hint: String? = nil) {
+        self.code = code
+        self.message = message
+        self.details = details
+        self.hint = hint
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    public static func uniqueViolation(_ constraint: String, details: String? = nil) -> StoreError {
+        StoreError(code: "23505", message: "duplicate key value violates unique constraint \"\(constraint)\"", details: details)
+    }
+    public static func notNull(_ column: String, table: String) -> StoreError {
+        StoreError(code: "23502", message: "null value in column \"\(column)\" of relation \"\(table)\" violates not-null constraint")
+    }
+    public static func invalidText(_ type: String, _ value: String) -> StoreError {
+        StoreError(code: "22P02", message: "invalid input syntax for type \(type): \"\(value)\"")
+    }
+    public static func rowSecurity(_ table: String) -> StoreError {
+        StoreError(code: "42501", message: "new row violates row-level security policy for table \"\(table)\"")
+    }
+    public static func permissionDenied(_ table: String) -> StoreError {
+        StoreError(code: "42501", message: "permission denied for table \(table)")
+    }
+    public static func undefinedColumn(_ column: String, table: String) -> StoreError {
+        StoreError(code: "42703", message: "column \(table).\(column) does not exist")
+    }
+    /// The store itself failed (disk full, locked too long, corrupt file): a 503/500, never the client's fault.
+    public static func unavailable(_ message: String) -> StoreError {
+        StoreError(code: "XX000", message: message)
+    }
+
+    /// Whether the client caused it (a constraint, a bad value) rather than the store.
+    public var isClientError: Bool { code != "XX000" }
+}

@@ -1,0 +1,21 @@
+/// The schema's migrations, compiled into the binary from the SQL files beside this one.
+///
+/// Each store applies its own list in order, once each, and records the names it applied.
+/// Adding a migration: a new SQL file with the next number, and its line here.
+public enum Migrations {
+    public struct File: Sendable {
+        public let name: String
+        public let sql: String
+    }
+
+    public static let sqlite: [File] = [
+        File(name: "0001_auth.sql", bytes: PackageResources._001_auth_sql),
+        File(name: "0002_app.sql", bytes: PackageResources._002_app_sql),
+    ]
+}
+
+extension Migrations.File {
+    init(name: String, bytes: [UInt8]) {
+        self.init(name: name, sql: String(decoding: bytes, as: UTF8.self))
+    }
+}
