@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarStore", "SoarAuth"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarServer"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
-        .target(name: "SoarTesting", dependencies: ["SoarCrypto", "SoarEmulator"]),
+        .target(name: "SoarTesting", dependencies: ["SoarCrypto", "SoarEmulator", "SoarServer"]),
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
@@ -47,6 +47,8 @@ let package = Package(
         .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
+        .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarTesting"]),
+        .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarStore", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD"]

@@ -26,7 +26,10 @@ extension SQLiteStore {
         var statements: [(String, [SQLValue])] = []
         for values in rows {
             let full = try complete(values, table: table, access: access, time: time)
-            if access.role == .authenticated, full[table.owner] != .text(access.userID ?? "") { throw .rowSecurity(table.name) }
+            // The policy's WITH CHECK side: a client inserts only rows it owns (anon owns none).
+            if access.role != .serviceRole {
+                guard let id = access.userID, full[table.owner] == .text(id) else { throw .rowSecurity(table.name) }
+            }
             var sql = SQLiteSQL(table)
             let names = table.columns.map(\.name).filter { full[$0] != nil }
             var text = "INSERT INTO \(sql.tableName) (\(names.map(SQLiteSQL.quote).joined(separator: ", "))) VALUES ("

@@ -1,0 +1,101 @@
+import Foundation
+import SoarAuth
+import SoarCore
+import SoarServer
+import SoarStore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A `soar serve` in this process on 127.0.0.1 and a free port, over a fresh SQLite file, with a
+/// client that speaks to it as supabase clients do (`apikey`, bearer tokens).
+public final class ServerFixture: Sendable {
+    public let server: Server
+    public let directory: TemporaryDirectory
+    /// Log lines the server wrote, for tests that check what is (not) logged.
+    public let logLines: LogLines
+    private let session: URLSession
+
+    public var url: String { server.url }
+    public var anonKey: String { server.keys.anonKey }
+    public var serviceKey: String { server.keys.serviceRoleKey }
+
+    /// - Parameters:
+    ///   - configure: changes to the server configuration (limits, lifetimes).
+    ///   - now: the server's clock.
+    public init(configure: (inout Server.Configuration) -> Void = { _ in }, now: @escaping @Sendable () -> Date = Date.init) throws {
+        directory = TemporaryDirectory("soar-serve")
+        var configuration = Server.Configuration()
+        configuration.port = 0
+        // A cheap hash keeps sign-ups fast in tests; the format and checks are the production ones.
+        configuration.passwordHasher = PasswordHasher(iterations: 1000)
+        configure(&configuration)
+        let store = try SQLiteStore(path: directory.path + "/soar.db", now: now)
+        let keys = try APIKeys(secret: Data("a-test-secret-that-is-long-enough-0123456789".utf8))
+        let lines = LogLines()
+        logLines = lines
+        server = try Server(configuration: configuration, store: store, keys: keys, logger: Logger(level: .debug) { lines.append($0) }, now: now)
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = 30
+        session = URLSession(configuration: sessionConfiguration)
+    }
+
+    deinit { server.shutdown(grace: .seconds(1)) }
+
+    /// An answer: status, headers (lowercased names) and the body as JSON when it is JSON.
+    public struct Answer: Sendable {
+        public let status: Int
+        public let headers: [String: String]
+        public let body: Data
+        public var json: JSONValue? { try? JSONValue.read(body) }
+        public var object: [String: JSONValue] { json?.objectValue ?? [:] }
+        public var rows: [[String: JSONValue]] { json?.arrayValue?.compactMap(\.objectValue) ?? [] }
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// Sends a request with the anon key as `apikey` unless `headers` sets one, and `bearer` as the JWT.
+    public func call(
+        _ method: String, _ path: String, bearer: String? = nil, headers: [String: String] = [:], body: String? = nil
+    ) async throws -> Answer {
+        var request = URLRequest(url: URL(string: url + path)!)
+        request.httpMethod = method
+        if headers["apikey"] == nil { request.setValue(anonKey, forHTTPHeaderField: "apikey") }
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers where !value.isEmpty { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            if headers["content-type"] == nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        }
+        let (data, response) = try await session.data(for: request)
+        let http = response as! HTTPURLResponse
+        var lowered: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { lowered[name.lowercased()] = value }
+        }
+        return Answer(status: http.statusCode, headers: lowered, body: data)
+    }
+
+    /// Signs a new user up; returns the access token, refresh token and user id.
+    public func signUp(_ email: String, password: String = "correct-horse") async throws -> (token: String, refresh: String, id: String) {
+        let answer = try await call("POST", "/auth/v1/signup", body: #"{"email":"\#(email)","password":"\#(password)"}"#)
+        guard answer.status == 200, let token = answer.object["access_token"]?.stringValue,
+            let refresh = answer.object["refresh_token"]?.stringValue, let id = answer.object["user"]?.objectValue?["id"]?.stringValue
+        else { throw FixtureError("sign-up of \(email) failed: \(answer.status) \(answer.text)") }
+        return (token, refresh, id)
+    }
+}
+
+/// Lines collected from a logger.
+public final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    public func append(_ line: String) { lock.withLock { lines.append(line) } }
+    public var all: [String] { lock.withLock { lines } }
+}
+
+public struct FixtureError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

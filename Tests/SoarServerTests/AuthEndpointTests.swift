@@ -1,0 +1,145 @@
+import Foundation
+import SoarCore
+import SoarTesting
+import Testing
+
+/// The GoTrue subset: sessions as supabase clients parse them, GoTrue's errors, refresh rotation, sign-out.
+@Suite struct AuthEndpointTests {
+    let fixture: ServerFixture
+    let time = ManualTime(Date())
+
+    init() throws {
+        let time = self.time
+        fixture = try ServerFixture(now: time.now)
+    }
+
+    @Test func signUpAnswersAFullSession() async throws {
+        let answer = try await fixture.call("POST", "/auth/v1/signup", body: #"{"email":"Ann@Example.com","password":"secret-1","data":{"name":"Ann"}}"#)
+        #expect(answer.status == 200)
+        let session = answer.object
+        for key in ["access_token", "token_type", "expires_in", "expires_at", "refresh_token", "user"] { #expect(session[key] != nil, "\(key)") }
+        let user = session["user"]?.objectValue ?? [:]
+        for key in ["id", "aud", "role", "email", "app_metadata", "user_metadata", "created_at", "updated_at"] { #expect(user[key] != nil, "\(key)") }
+        #expect(user["email"] == "ann@example.com")
+        #expect(user["user_metadata"]?.objectValue?["name"] == "Ann")
+        #expect(!answer.text.contains("pbkdf2"), "no password hash is ever returned")
+        let claims = try #require(try? JWTClaims.read(session["access_token"]?.stringValue ?? ""))
+        for key in ["sub", "role", "aud", "exp", "iat", "iss", "email", "phone", "session_id", "aal", "amr", "is_anonymous", "app_metadata", "user_metadata"] {
+            #expect(claims[key] != nil, "claim \(key)")
+        }
+        #expect(claims["role"] == "authenticated")
+    }
+
+    @Test func gotrueErrorsHaveTheirCodes() async throws {
+        _ = try await fixture.signUp("a@example.com")
+        let again = try await fixture.call("POST", "/auth/v1/signup", body: #"{"email":"a@example.com","password":"whatever1"}"#)
+        #expect(again.status == 422 && again.object["error_code"] == "user_already_exists")
+        let weak = try await fixture.call("POST", "/auth/v1/signup", body: #"{"email":"b@example.com","password":"123"}"#)
+        #expect(weak.status == 422 && weak.object["error_code"] == "weak_password")
+        let wrong = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"a@example.com","password":"nope-nope"}"#)
+        #expect(wrong.status == 400 && wrong.object["error_code"] == "invalid_credentials")
+        #expect(wrong.object["msg"] == "Invalid login credentials")
+        let unknown = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"x@example.com","password":"nope-nope"}"#)
+        #expect(unknown.object["error_code"] == "invalid_credentials", "an unknown email reads the same as a wrong password")
+        let garbage = try await fixture.call("POST", "/auth/v1/signup", body: "{not json")
+        #expect(garbage.status == 400 && garbage.object["error_code"] == "bad_json")
+        let grant = try await fixture.call("POST", "/auth/v1/token?grant_type=magic", body: "{}")
+        #expect(grant.status == 400)
+    }
+
+    @Test func anonymousSignInIsASignUpWithoutEmail() async throws {
+        let answer = try await fixture.call("POST", "/auth/v1/signup", body: #"{"data":{}}"#)
+        #expect(answer.status == 200)
+        #expect(answer.object["user"]?.objectValue?["is_anonymous"] == .bool(true))
+    }
+
+    @Test func refreshRotatesAndReuseRevokesTheSession() async throws {
+        let user = try await fixture.signUp("r@example.com")
+        let first = try await fixture.call("POST", "/auth/v1/token?grant_type=refresh_token", body: #"{"refresh_token":"\#(user.refresh)"}"#)
+        #expect(first.status == 200)
+        let next = try #require(first.object["refresh_token"]?.stringValue)
+        #expect(next != user.refresh)
+        time.advance(by: 60)
+        let reuse = try await fixture.call("POST", "/auth/v1/token?grant_type=refresh_token", body: #"{"refresh_token":"\#(user.refresh)"}"#)
+        #expect(reuse.status == 400 && reuse.object["error_code"] == "refresh_token_already_used")
+        let afterReuse = try await fixture.call("POST", "/auth/v1/token?grant_type=refresh_token", body: #"{"refresh_token":"\#(next)"}"#)
+        #expect(afterReuse.status == 400, "the whole session ended, successor included")
+        let missing = try await fixture.call("POST", "/auth/v1/token?grant_type=refresh_token", body: #"{"refresh_token":"made-up"}"#)
+        #expect(missing.object["error_code"] == "refresh_token_not_found")
+    }
+
+    @Test func signedOutTokensAreRefusedEverywhereAtOnce() async throws {
+        let user = try await fixture.signUp("s@example.com")
+        #expect(try await fixture.call("GET", "/auth/v1/user", bearer: user.token).status == 200)
+        #expect(try await fixture.call("GET", "/rest/v1/todos", bearer: user.token).status == 200)
+        #expect(try await fixture.call("POST", "/auth/v1/logout", bearer: user.token).status == 204)
+        let me = try await fixture.call("GET", "/auth/v1/user", bearer: user.token)
+        #expect(me.status == 403 && me.object["error_code"] == "session_not_found")
+        let rows = try await fixture.call("GET", "/rest/v1/todos", bearer: user.token)
+        #expect(rows.status == 401)
+        let refresh = try await fixture.call("POST", "/auth/v1/token?grant_type=refresh_token", body: #"{"refresh_token":"\#(user.refresh)"}"#)
+        #expect(refresh.status == 400)
+    }
+
+    @Test func logoutScopes() async throws {
+        let user = try await fixture.signUp("o@example.com", password: "password-1")
+        let second = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"o@example.com","password":"password-1"}"#)
+        let other = try #require(second.object["access_token"]?.stringValue)
+        #expect(try await fixture.call("POST", "/auth/v1/logout?scope=others", bearer: user.token).status == 204)
+        #expect(try await fixture.call("GET", "/auth/v1/user", bearer: other).status == 403, "the other session ended")
+        #expect(try await fixture.call("GET", "/auth/v1/user", bearer: user.token).status == 200, "this one lives")
+        #expect(try await fixture.call("POST", "/auth/v1/logout?scope=local", bearer: user.token).status == 204)
+        #expect(try await fixture.call("GET", "/auth/v1/user", bearer: user.token).status == 403)
+    }
+
+    @Test func updateUserChangesPasswordAndMergesData() async throws {
+        let user = try await fixture.signUp("u@example.com", password: "password-1")
+        let answer = try await fixture.call("PUT", "/auth/v1/user", bearer: user.token, body: #"{"password":"password-2","data":{"theme":"dark"}}"#)
+        #expect(answer.status == 200)
+        #expect(answer.object["user_metadata"]?.objectValue?["theme"] == "dark")
+        let old = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"u@example.com","password":"password-1"}"#)
+        #expect(old.status == 400)
+        let new = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"u@example.com","password":"password-2"}"#)
+        #expect(new.status == 200)
+    }
+
+    @Test func signInIsRateLimitedPerEmail() async throws {
+        _ = try await fixture.signUp("l@example.com")
+        var statuses: [Int] = []
+        for _ in 0..<11 {
+            statuses.append(try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"l@example.com","password":"wrong-pass"}"#).status)
+        }
+        #expect(statuses.prefix(10).allSatisfy { $0 == 400 })
+        #expect(statuses.last == 429)
+        time.advance(by: 301)
+        let later = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"l@example.com","password":"correct-horse"}"#)
+        #expect(later.status == 200, "the window passed")
+    }
+
+    @Test func adminEndpointsNeedTheServiceRole() async throws {
+        let user = try await fixture.signUp("m@example.com")
+        #expect(try await fixture.call("GET", "/auth/v1/admin/users", bearer: user.token).status == 403)
+        #expect(try await fixture.call("GET", "/auth/v1/admin/users", bearer: fixture.anonKey).status == 403)
+        let service = fixture.serviceKey
+        let list = try await fixture.call("GET", "/auth/v1/admin/users", bearer: service, headers: ["apikey": service])
+        #expect(list.status == 200 && list.object["users"]?.arrayValue?.count == 1)
+        let made = try await fixture.call(
+            "POST", "/auth/v1/admin/users", bearer: service, headers: ["apikey": service], body: #"{"email":"n@example.com","password":"password-9","email_confirm":true}"#)
+        #expect(made.status == 200)
+        let id = try #require(made.object["id"]?.stringValue)
+        let changed = try await fixture.call("PUT", "/auth/v1/admin/users/\(id)", bearer: service, headers: ["apikey": service], body: #"{"user_metadata":{"plan":"pro"}}"#)
+        #expect(changed.object["user_metadata"]?.objectValue?["plan"] == "pro")
+        #expect(try await fixture.call("DELETE", "/auth/v1/admin/users/\(id)", bearer: service, headers: ["apikey": service]).status == 200)
+        #expect(try await fixture.call("GET", "/auth/v1/admin/users/\(id)", bearer: service, headers: ["apikey": service]).status == 404)
+    }
+}
+
+/// Reads a JWT's claims without checking it (the tests only look).
+enum JWTClaims {
+    static func read(_ token: String) throws -> [String: JSONValue] {
+        let part = token.split(separator: ".")[1]
+        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        return try JSONValue.read(Data(base64Encoded: text)!).objectValue ?? [:]
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import SoarCore
+import SoarCrypto
+import SoarTesting
+import Testing
+
+/// API keys and JWTs: every forged, broken or stale token is refused, never a 500.
+@Suite struct GatewayTests {
+    let fixture: ServerFixture
+    let time = ManualTime(Date())
+
+    init() throws {
+        let time = self.time
+        fixture = try ServerFixture(now: time.now)
+    }
+
+    func token(_ claims: [String: JSONValue], secret: String = "a-test-secret-that-is-long-enough-0123456789") throws -> String {
+        try JWT(header: ["typ": "JWT"], claims: claims).signed(secret: Data(secret.utf8))
+    }
+
+    @Test func apiKeysAreRequiredAndMustBeTheProjects() async throws {
+        let missing = try await fixture.call("GET", "/rest/v1/todos", headers: ["apikey": ""])
+        #expect(missing.status == 401 && missing.object["message"] == "No API key found in request")
+        let garbage = try await fixture.call("GET", "/rest/v1/todos", headers: ["apikey": "garbage"])
+        #expect(garbage.status == 401 && garbage.object["message"] == "Invalid API key")
+        let signup = try await fixture.call("POST", "/auth/v1/signup", headers: ["apikey": "garbage"], body: #"{"email":"a@b.co","password":"xxxxxxx"}"#)
+        #expect(signup.status == 401)
+    }
+
+    @Test func forgedAndBrokenTokensAre401() async throws {
+        let user = try await fixture.signUp("a@example.com")
+        let parts = user.token.split(separator: ".").map(String.init)
+        let noneHeader = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URLEncodedString()
+        let tamperedClaims = Data(#"{"sub":"\#(user.id)","role":"service_role"}"#.utf8).base64URLEncodedString()
+        let exp = Int(time.date.timeIntervalSince1970) + 3600
+        let forgedService = try token(["role": "service_role", "exp": .int(exp)], secret: "another-secret-that-is-long-enough-000000")
+        let expired = try token(["role": "authenticated", "sub": .string(user.id), "exp": .int(exp - 7200)])
+        let bearers = [
+            "\(noneHeader).\(parts[1]).", "\(parts[0]).\(tamperedClaims).\(parts[2])", forgedService, expired, "not.a.jwt", "x",
+            try token(["role": "postgres", "exp": .int(exp)]),
+        ]
+        for bearer in bearers {
+            let answer = try await fixture.call("GET", "/rest/v1/todos", bearer: bearer)
+            #expect(answer.status == 401, "\(bearer): \(answer.text)")
+            #expect(["PGRST301", "PGRST303"].contains(answer.object["code"]?.stringValue ?? ""))
+            let me = try await fixture.call("GET", "/auth/v1/user", bearer: bearer)
+            #expect(me.status == 403 || me.status == 401)
+        }
+        let rows = try await fixture.call("GET", "/rest/v1/todos", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey])
+        #expect(rows.status == 200, "the real service key still works")
+    }
+
+    @Test func anAccessTokenExpiresWithItsClock() async throws {
+        let user = try await fixture.signUp("e@example.com")
+        #expect(try await fixture.call("GET", "/rest/v1/todos", bearer: user.token).status == 200)
+        time.advance(by: 3601)
+        let late = try await fixture.call("GET", "/rest/v1/todos", bearer: user.token)
+        #expect(late.status == 401 && late.object["code"] == "PGRST303")
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import SoarCore
+import SoarTesting
+import Testing
+
+/// The PostgREST subset: reads, writes, preferences, and ownership that no query shape gets around.
+@Suite struct RestEndpointTests {
+    let fixture: ServerFixture
+
+    init() throws { fixture = try ServerFixture() }
+
+    let representation = ["prefer": "return=representation"]
+
+    @Test func deviceTokenUpsertIsIdempotent() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let body = #"{"user_id":"\#(alice.id)","token":"00aa11","platform":"ios"}"#
+        for _ in 0..<2 {
+            let answer = try await fixture.call(
+                "POST", "/rest/v1/device_tokens?on_conflict=user_id,token", bearer: alice.token,
+                headers: ["prefer": "resolution=merge-duplicates,return=representation"], body: body)
+            #expect(answer.status == 201)
+            #expect(answer.rows.first?["token"] == "00aa11")
+        }
+        let rows = try await fixture.call("GET", "/rest/v1/device_tokens?select=*", bearer: alice.token, headers: ["prefer": "count=exact"])
+        #expect(rows.rows.count == 1)
+        #expect(rows.headers["content-range"] == "0-0/1")
+    }
+
+    @Test func todosFlow() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let bulk = #"[{"title":"b","sort_order":2},{"title":"a","sort_order":1},{"title":"c","sort_order":3}]"#
+        let inserted = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, headers: representation, body: bulk)
+        #expect(inserted.status == 201 && inserted.rows.count == 3)
+        #expect(inserted.rows[0]["user_id"] == .string(alice.id), "user_id defaults to the caller")
+        #expect(inserted.rows[0]["completed"] == .bool(false))
+        #expect(inserted.rows[0]["created_at"]?.stringValue?.hasSuffix("+00:00") == true)
+        let ordered = try await fixture.call("GET", "/rest/v1/todos?select=title,position:sort_order&order=sort_order.desc", bearer: alice.token)
+        #expect(ordered.rows.map { $0["title"] } == ["c", "b", "a"])
+        #expect(ordered.rows[0]["position"] == 3)
+        let id = try #require(inserted.rows.first?["id"]?.stringValue)
+        let patched = try await fixture.call("PATCH", "/rest/v1/todos?id=eq.\(id)", bearer: alice.token, headers: representation, body: #"{"completed":true}"#)
+        #expect(patched.status == 200 && patched.rows.first?["completed"] == .bool(true))
+        let done = try await fixture.call("GET", "/rest/v1/todos?completed=is.true&select=id", bearer: alice.token)
+        #expect(done.rows.count == 1)
+        let page = try await fixture.call("GET", "/rest/v1/todos?order=sort_order", bearer: alice.token, headers: ["range": "1-2", "prefer": "count=exact"])
+        #expect(page.rows.map { $0["title"] } == ["b", "c"])
+        #expect(page.rows.count == 2 && page.headers["content-range"] == "1-2/3")
+        let deleted = try await fixture.call("DELETE", "/rest/v1/todos?id=eq.\(id)", bearer: alice.token, body: "{}")
+        #expect(deleted.status == 204)
+        let counted = try await fixture.call("HEAD", "/rest/v1/todos", bearer: alice.token, headers: ["prefer": "count=exact"])
+        #expect(counted.headers["content-range"] == "0-1/2" && counted.body.isEmpty)
+    }
+
+    @Test func singleObjectAndItsErrors() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        _ = try await fixture.call("POST", "/rest/v1/profiles", bearer: alice.token, body: #"{"id":"\#(alice.id)","full_name":"Alice"}"#)
+        let accept = ["accept": "application/vnd.pgrst.object+json"]
+        let one = try await fixture.call("GET", "/rest/v1/profiles?id=eq.\(alice.id)", bearer: alice.token, headers: accept)
+        #expect(one.status == 200 && one.object["full_name"] == "Alice")
+        let none = try await fixture.call("GET", "/rest/v1/profiles?id=eq.\(RandomUUID.lowercase())", bearer: alice.token, headers: accept)
+        #expect(none.status == 406 && none.object["code"] == "PGRST116")
+    }
+
+    @Test func profileUpsertOfOneFieldKeepsTheOthers() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let upsert = ["prefer": "resolution=merge-duplicates,return=representation"]
+        _ = try await fixture.call("POST", "/rest/v1/profiles", bearer: alice.token, headers: upsert, body: #"{"id":"\#(alice.id)","full_name":"Alice","bio":"hi"}"#)
+        let answer = try await fixture.call(
+            "POST", "/rest/v1/profiles?on_conflict=id", bearer: alice.token, headers: upsert,
+            body: #"{"id":"\#(alice.id)","location":"Oslo","updated_at":"2026-01-01T00:00:00Z"}"#)
+        #expect(answer.status == 201)
+        let row = try #require(answer.rows.first)
+        #expect(row["full_name"] == "Alice" && row["bio"] == "hi" && row["location"] == "Oslo")
+        #expect(row["updated_at"] == "2026-01-01T00:00:00.000000+00:00")
+    }
+
+    @Test func noQueryShapeReachesAnotherUsersRows() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let bob = try await fixture.signUp("b@example.com")
+        let made = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, headers: representation, body: #"{"title":"secret"}"#)
+        let id = try #require(made.rows.first?["id"]?.stringValue)
+        let attempts = [
+            "/rest/v1/todos", "/rest/v1/todos?id=eq.\(id)", "/rest/v1/todos?or=(user_id.eq.\(alice.id),id.eq.\(id))",
+            "/rest/v1/todos?user_id=eq.\(alice.id)", "/rest/v1/todos?not.and=(id.is.null)", "/rest/v1/todos?select=secret:title&offset=0",
+        ]
+        for path in attempts {
+            let answer = try await fixture.call("GET", path, bearer: bob.token, headers: ["range": "0-100"])
+            #expect(answer.status == 200 && answer.rows.isEmpty, "\(path)")
+        }
+        let patch = try await fixture.call("PATCH", "/rest/v1/todos?id=eq.\(id)", bearer: bob.token, headers: representation, body: #"{"title":"mine"}"#)
+        #expect(patch.rows.isEmpty)
+        let delete = try await fixture.call("DELETE", "/rest/v1/todos?or=(id.eq.\(id))", bearer: bob.token, headers: representation)
+        #expect(delete.rows.isEmpty)
+        let insert = try await fixture.call("POST", "/rest/v1/todos", bearer: bob.token, body: #"{"title":"x","user_id":"\#(alice.id)"}"#)
+        #expect(insert.status == 403 && insert.object["code"] == "42501")
+        let steal = try await fixture.call(
+            "POST", "/rest/v1/todos", bearer: bob.token, headers: ["prefer": "resolution=merge-duplicates"], body: #"{"id":"\#(id)","title":"stolen"}"#)
+        #expect(steal.status == 403)
+        let anon = try await fixture.call("GET", "/rest/v1/todos")
+        #expect(anon.status == 200 && anon.rows.isEmpty)
+        let anonInsert = try await fixture.call("POST", "/rest/v1/todos", body: #"{"title":"x","user_id":"\#(alice.id)"}"#)
+        #expect(anonInsert.status == 401 && anonInsert.object["code"] == "42501")
+        let still = try await fixture.call("GET", "/rest/v1/todos", bearer: alice.token)
+        #expect(still.rows.map { $0["title"] } == ["secret"])
+    }
+
+    @Test func subscriptionsAndPaymentsAreReadOnlyForClients() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let write = try await fixture.call("POST", "/rest/v1/payments", bearer: alice.token, body: #"{"amount_cents":100,"currency":"usd","status":"paid"}"#)
+        #expect(write.status == 403 && write.object["code"] == "42501")
+        let service = fixture.serviceKey
+        let seeded = try await fixture.call(
+            "POST", "/rest/v1/subscriptions", bearer: service, headers: ["apikey": service],
+            body: #"{"user_id":"\#(alice.id)","product_id":"pro","status":"active"}"#)
+        #expect(seeded.status == 201)
+        let read = try await fixture.call("GET", "/rest/v1/subscriptions", bearer: alice.token)
+        #expect(read.rows.count == 1)
+        let cancel = try await fixture.call("PATCH", "/rest/v1/subscriptions?product_id=eq.pro", bearer: alice.token, body: #"{"status":"canceled"}"#)
+        #expect(cancel.status == 403)
+    }
+
+    @Test func badInputGetsPostgRESTErrorsAndChangesNothing() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let cases: [(String, String, String?, Int, String)] = [
+            ("GET", "/rest/v1/nope", nil, 404, "PGRST205"),
+            ("GET", "/rest/v1/todos?nope=eq.1", nil, 400, "42703"),
+            ("GET", "/rest/v1/todos?select=nope", nil, 400, "42703"),
+            ("GET", "/rest/v1/todos?sort_order=eq.x", nil, 400, "22P02"),
+            ("GET", "/rest/v1/todos?id=eq.not-a-uuid", nil, 400, "22P02"),
+            ("GET", "/rest/v1/todos?title=zz.1", nil, 400, "PGRST100"),
+            ("GET", "/rest/v1/todos?or=(title.eq.1", nil, 400, "PGRST100"),
+            ("POST", "/rest/v1/todos", "{broken", 400, "PGRST102"),
+            ("POST", "/rest/v1/todos", #"{"title":"x","nope":1}"#, 400, "PGRST204"),
+            ("POST", "/rest/v1/todos", #"{"title":"x","sort_order":"many"}"#, 400, "22P02"),
+            ("POST", "/rest/v1/todos", #"{"title":null}"#, 400, "23502"),
+            ("POST", "/rest/v1/todos", #"[{"title":"a"},{"sort_order":1}]"#, 400, "PGRST102"),
+            ("POST", "/rest/v1/todos", "42", 400, "PGRST102"),
+        ]
+        for (method, path, body, status, code) in cases {
+            let answer = try await fixture.call(method, path, bearer: alice.token, body: body)
+            #expect(answer.status == status && answer.object["code"] == .string(code), "\(method) \(path) \(body ?? ""): \(answer.status) \(answer.text)")
+            for key in ["code", "message", "details", "hint"] { #expect(answer.object[key] != nil, "\(key) in \(answer.text)") }
+        }
+        let id = RandomUUID.lowercase()
+        _ = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, body: #"{"id":"\#(id)","title":"a"}"#)
+        let duplicate = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, body: #"{"id":"\#(id)","title":"b"}"#)
+        #expect(duplicate.status == 409 && duplicate.object["code"] == "23505")
+        let rows = try await fixture.call("GET", "/rest/v1/todos", bearer: alice.token)
+        #expect(rows.rows.map { $0["title"] } == ["a"])
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import SoarCore
+import SoarMigrations
+import SoarStore
+import SoarTesting
+import Testing
+
+/// The SQLite store: migrations, ownership without RLS, constraints as Postgres codes, refresh rotation.
+@Suite struct SQLiteStoreTests {
+    let directory = TemporaryDirectory("soar-store")
+    let time = ManualTime()
+    var path: String { directory.path + "/test.db" }
+
+    func open() throws -> SQLiteStore {
+        try SQLiteStore(path: path, now: time.now)
+    }
+
+    func user(_ store: SQLiteStore, _ email: String) throws -> String {
+        let id = RandomUUID.lowercase()
+        var user = AuthUser(id: id, createdAt: StoredTime.format(Date()))
+        user.email = email
+        try store.createUser(user)
+        return id
+    }
+
+    @Test func migrationsApplyOnceAndEveryFileIsListed() throws {
+        let first = try open()
+        #expect(try first.appliedMigrations() == Migrations.sqlite.map(\.name))
+        first.close()
+        let second = try open()
+        #expect(try second.appliedMigrations() == Migrations.sqlite.map(\.name), "reopening applies nothing twice")
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../db/sqlite").standardized.path
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(files == Migrations.sqlite.map(\.name), "a new SQL file needs its line in db/Migrations.swift")
+    }
+
+    @Test func upsertingTheSameTokenTwiceKeepsOneRow() throws {
+        let store = try open()
+        let alice = try user(store, "a@example.com")
+        let row: RowValues = ["user_id": .text(alice), "token": .text("00aa"), "platform": .text("ios")]
+        for _ in 0..<2 { _ = try store.insert(AppTables.deviceTokens, [row], onConflict: .merge(on: ["user_id", "token"]), as: .user(alice)) }
+        let rows = try store.select(AppTables.deviceTokens, RowQuery(), as: .user(alice), counting: true)
+        #expect(rows.total == 1)
+    }
+
+    @Test func ownershipHidesAndProtectsOtherUsersRows() throws {
+        let store = try open()
+        let alice = try user(store, "a@example.com")
+        let bob = try user(store, "b@example.com")
+        let todo = try store.insert(AppTables.todos, [["title": .text("milk")]], onConflict: nil, as: .user(alice))
+        #expect(todo.count == 1)
+        #expect(try store.select(AppTables.todos, RowQuery(), as: .user(bob), counting: false).rows.isEmpty)
+        #expect(try store.select(AppTables.todos, RowQuery(), as: .anon, counting: false).rows.isEmpty)
+        #expect(try store.update(AppTables.todos, set: ["title": .text("hacked")], where: nil, as: .user(bob)).isEmpty)
+        #expect(try store.delete(AppTables.todos, where: nil, as: .user(bob)).isEmpty)
+        #expect(throws: StoreError.rowSecurity("todos")) {
+            try store.insert(AppTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .user(bob))
+        }
+        // Upserting over Alice's row by its id, claiming it for Bob, is refused rather than silently ignored.
+        let id = todo[0][0]
+        #expect(throws: StoreError.rowSecurity("todos")) {
+            try store.insert(AppTables.todos, [["id": id, "title": .text("x")]], onConflict: .merge(on: ["id"]), as: .user(bob))
+        }
+        #expect(throws: StoreError.permissionDenied("payments")) {
+            try store.insert(AppTables.payments, [["amount_cents": .integer(1)]], onConflict: nil, as: .user(bob))
+        }
+        let all = try store.select(AppTables.todos, RowQuery(), as: .service, counting: false).rows
+        #expect(all.count == 1 && all[0][2] == .text("milk"), "nothing changed")
+    }
+
+    @Test func constraintsBecomePostgresCodes() throws {
+        let store = try open()
+        let alice = try user(store, "a@example.com")
+        let id = SQLValue.text(RandomUUID.lowercase())
+        _ = try store.insert(AppTables.todos, [["id": id, "title": .text("a")]], onConflict: nil, as: .user(alice))
+        do {
+            _ = try store.insert(AppTables.todos, [["id": id, "title": .text("b")]], onConflict: nil, as: .user(alice))
+            Issue.record("duplicate accepted")
+        } catch {
+            #expect(error.code == "23505")
+        }
+        do {
+            _ = try store.insert(AppTables.todos, [["title": .null]], onConflict: nil, as: .user(alice))
+            Issue.record("null accepted")
+        } catch {
+            #expect(error.code == "23502")
+        }
+    }
+
+    @Test func aRefreshTokenIsSingleUseAndReuseEndsTheSession() throws {
+        let store = try open()
+        let alice = try user(store, "a@example.com")
+        let now = time.date
+        try store.createSession(id: "s1", userID: alice, refreshTokenHash: "h1", now: StoredTime.format(now))
+        #expect(try store.refresh(tokenHash: "h1", successorHash: "h2", now: now, reuseGrace: 10) == .rotated(userID: alice, sessionID: "s1"))
+        // A parallel refresh with the same token within the grace gets a sibling, not an error.
+        #expect(
+            try store.refresh(tokenHash: "h1", successorHash: "h3", now: now.addingTimeInterval(5), reuseGrace: 10)
+                == .reissuedWithinGrace(userID: alice, sessionID: "s1"))
+        #expect(try store.refresh(tokenHash: "h1", successorHash: "h4", now: now.addingTimeInterval(60), reuseGrace: 10) == .reused)
+        #expect(try store.sessionExists("s1") == false, "reuse revoked the session")
+        #expect(try store.refresh(tokenHash: "h2", successorHash: "h5", now: now.addingTimeInterval(61), reuseGrace: 10) == .notFound)
+        #expect(try store.refresh(tokenHash: "nope", successorHash: "h6", now: now, reuseGrace: 10) == .notFound)
+    }
+
+    @Test func timestampsAreStoredAsPostgRESTPrintsThem() {
+        #expect(StoredTime.format(Date(timeIntervalSince1970: 1_714_566_600.123456)) == "2024-05-01T12:30:00.123456+00:00")
+        #expect(StoredTime.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000000+00:00")
+        #expect(StoredTime.format(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000000+00:00")
+    }
+}
+
+extension SQLiteStoreTests {
+    @Test func anonInsertsNothingEvenNamingAnOwner() throws {
+        let store = try open()
+        let alice = try user(store, "a@example.com")
+        #expect(throws: StoreError.rowSecurity("todos")) {
+            try store.insert(AppTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .anon)
+        }
+        #expect(throws: StoreError.rowSecurity("device_tokens")) {
+            try store.insert(AppTables.deviceTokens, [["token": .text("00aa"), "user_id": .text(alice)]], onConflict: .merge(on: ["user_id", "token"]), as: .anon)
+        }
+        #expect(try store.select(AppTables.todos, RowQuery(), as: .service, counting: false).rows.isEmpty)
+    }
+}
