@@ -9,9 +9,11 @@ public final class BackgroundProcess: @unchecked Sendable {
     private var buffer = Data()
     private var errors = Data()
 
-    public init(_ executable: String, _ arguments: [String], directory: String? = nil) throws {
+    /// - Parameter environment: variables added to (or replacing) this process's own.
+    public init(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe()
         let err = Pipe()

@@ -23,11 +23,14 @@ struct MigrateCommand: Command {
     func run(_ console: Console) async throws(CommandError) {
         let path = APNsEmulatorCommand.absolute(database)
         do {
-            let before = FileManager.default.fileExists(atPath: path)
             let store = try SQLiteStore(path: path)
             defer { store.close() }
-            let applied = try store.appliedMigrations()
-            console.print("\(before ? "migrated" : "created") \(path): \(applied.count) migrations applied (\(applied.joined(separator: ", ")))")
+            let total = try store.appliedMigrations().count
+            if store.newlyApplied.isEmpty {
+                console.print("\(path): up to date (\(total) migrations)")
+            } else {
+                console.print("\(path): applied \(store.newlyApplied.joined(separator: ", ")) (\(total) migrations)")
+            }
         } catch {
             throw .configuration(error.message)
         }

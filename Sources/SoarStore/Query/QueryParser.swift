@@ -84,7 +84,8 @@ public struct QueryParser {
     }
 
     private func columnList(_ text: String) throws(QueryError) -> [String] {
-        let columns = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        // postgrest-py quotes each name: columns="user_id","title".
+        let columns = text.split(separator: ",").map { unquote($0.trimmingCharacters(in: .whitespaces)) }
         guard !columns.isEmpty else { throw .syntax("empty column list") }
         for column in columns { try require(column) }
         return columns

@@ -7,6 +7,8 @@ import SoarMigrations
 /// pooled read-only connection, so they never wait for a write to commit.
 public final class SQLiteStore: Store, @unchecked Sendable {
     public let path: String
+    /// The migrations this open applied (empty when the file was up to date).
+    public private(set) var newlyApplied: [String] = []
     let now: @Sendable () -> Date
     private let writer: SQLiteConnection
     private let writerLock = NSLock()
@@ -20,7 +22,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         self.path = path
         self.now = now
         writer = try SQLiteConnection(path: path, readOnly: false)
-        try migrate()
+        newlyApplied = try migrate()
     }
 
     public var location: String { "sqlite \(path)" }
