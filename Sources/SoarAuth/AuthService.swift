@@ -44,7 +44,7 @@ public final class AuthService: Sendable {
     /// email nor phone, an anonymous one.
     public func signUp(email: String?, password: String?, data: [String: JSONValue], address: String) throws(AuthError) -> AuthSession {
         guard byAddress.allow(address, now: now()) else { throw .rateLimited }
-        let time = StoredTime.format(now())
+        let time = Timestamp.postgres(now())
         var user = AuthUser(id: RandomUUID.lowercase(), createdAt: time)
         user.userMetadata = data
         if let email {
@@ -101,7 +101,7 @@ public final class AuthService: Sendable {
     public func createUser(
         email: String, password: String?, userMetadata: [String: JSONValue], appMetadata: [String: JSONValue], confirmed: Bool
     ) throws(AuthError) -> AuthUser {
-        let time = StoredTime.format(now())
+        let time = Timestamp.postgres(now())
         var user = AuthUser(id: RandomUUID.lowercase(), createdAt: time)
         user.email = try Self.normalized(email: email)
         if let password {
@@ -140,7 +140,7 @@ public final class AuthService: Sendable {
         var user = user
         if let email {
             user.email = try Self.normalized(email: email)
-            user.emailConfirmedAt = user.emailConfirmedAt ?? StoredTime.format(now())
+            user.emailConfirmedAt = user.emailConfirmedAt ?? Timestamp.postgres(now())
             if user.isAnonymous { user.appMetadata = ["provider": "email", "providers": ["email"]] }
         }
         if let password {
@@ -149,7 +149,7 @@ public final class AuthService: Sendable {
         }
         if user.email != nil && user.passwordHash != nil { user.isAnonymous = false }
         if let data { user.userMetadata.merge(data) { $1 } }
-        user.updatedAt = StoredTime.format(now())
+        user.updatedAt = Timestamp.postgres(now())
         do { try store.updateUser(user) } catch {
             throw error.code == "23505" ? .emailExists : .storeFailed(error.message)
         }
@@ -177,7 +177,7 @@ public final class AuthService: Sendable {
     func startSession(for user: AuthUser, method: String) throws(AuthError) -> AuthSession {
         let refreshToken = try Self.newRefreshToken()
         let sessionID = RandomUUID.lowercase()
-        let time = StoredTime.format(now())
+        let time = Timestamp.postgres(now())
         do {
             try store.createSession(id: sessionID, userID: user.id, refreshTokenHash: Self.hash(refreshToken), now: time)
         } catch {

@@ -2,6 +2,7 @@ import Foundation
 import SoarCore
 import SoarCrypto
 import SoarStore
+import Synchronization
 
 /// A JWT that verified: who it speaks for, and its session when it is a user's.
 public struct VerifiedToken: Sendable {
@@ -32,6 +33,7 @@ public struct Tokens: Sendable {
     public let secret: Data
     public let issuer: String
     public let lifetime: Int
+    private let verified = VerifiedCache()
 
     public init(secret: Data, issuer: String, lifetime: Int = 3600) {
         self.secret = secret
@@ -40,7 +42,20 @@ public struct Tokens: Sendable {
     }
 
     /// Checks the signature (HS256 only: `alg: none` and others are refused), expiry and role.
+    ///
+    /// A token that verified is remembered (as PostgREST's JWT cache does), so a client's next
+    /// requests cost a lookup and the expiry check, not a decode and an HMAC.
     public func verify(_ token: String, now: Date) throws(TokenProblem) -> VerifiedToken {
+        if let known = verified.lookup(token) {
+            if let exp = known.claims["exp"]?.doubleValue, exp <= now.timeIntervalSince1970 { throw .expired }
+            return known
+        }
+        let result = try verifyAfresh(token, now: now)
+        verified.store(token, result)
+        return result
+    }
+
+    private func verifyAfresh(_ token: String, now: Date) throws(TokenProblem) -> VerifiedToken {
         let unverified: JWT.Unverified
         do { unverified = try JWT.decode(token) } catch { throw .malformed(error.description) }
         guard unverified.jwt.algorithm == "HS256" else { throw .malformed("algorithm \(unverified.jwt.algorithm ?? "none") is not allowed") }
@@ -75,6 +90,20 @@ public struct Tokens: Sendable {
             return (try JWT(header: ["typ": "JWT"], claims: claims).signed(secret: secret), issued + lifetime)
         } catch {
             throw .storeFailed("cannot sign the access token: \(error.description)")
+        }
+    }
+}
+
+/// Tokens that verified, by their text; bounded, emptied when full.
+private final class VerifiedCache: Sendable {
+    private let entries = Mutex<[String: VerifiedToken]>([:])
+
+    func lookup(_ token: String) -> VerifiedToken? { entries.withLock { $0[token] } }
+
+    func store(_ token: String, _ result: VerifiedToken) {
+        entries.withLock { entries in
+            if entries.count >= 10_000 { entries.removeAll(keepingCapacity: true) }
+            entries[token] = result
         }
     }
 }

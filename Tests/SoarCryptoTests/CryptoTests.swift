@@ -124,6 +124,17 @@ import Testing
         #expect(data.base64URLEncodedString() == "-__-")
         #expect(Data(base64URLEncoded: "-__-") == data)
         #expect(Data(base64URLEncoded: "a===") == nil)
+        #expect(Data(base64URLEncoded: "a+b/") == nil, "plain base64's alphabet is not base64url's")
+        #expect(Data(base64URLEncoded: "abcde") == nil, "a length no encoding produces")
+        // Every length agrees with Foundation's base64 once the alphabet and padding are mapped.
+        let bytes = Data((0..<64).map { UInt8(($0 * 37 + 11) & 0xFF) })
+        for length in 0...bytes.count {
+            let slice = Data(bytes.prefix(length))
+            let foundation = slice.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(slice.base64URLEncodedString() == foundation)
+            #expect(Data(base64URLEncoded: foundation) == slice)
+        }
     }
 }
 

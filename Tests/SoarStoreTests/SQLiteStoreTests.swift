@@ -17,7 +17,7 @@ import Testing
 
     func user(_ store: SQLiteStore, _ email: String) throws -> String {
         let id = RandomUUID.lowercase()
-        var user = AuthUser(id: id, createdAt: StoredTime.format(Date()))
+        var user = AuthUser(id: id, createdAt: Timestamp.postgres(Date()))
         user.email = email
         try store.createUser(user)
         return id
@@ -91,7 +91,7 @@ import Testing
         let store = try open()
         let alice = try user(store, "a@example.com")
         let now = time.date
-        try store.createSession(id: "s1", userID: alice, refreshTokenHash: "h1", now: StoredTime.format(now))
+        try store.createSession(id: "s1", userID: alice, refreshTokenHash: "h1", now: Timestamp.postgres(now))
         #expect(try store.refresh(tokenHash: "h1", successorHash: "h2", now: now, reuseGrace: 10) == .rotated(userID: alice, sessionID: "s1"))
         // A parallel refresh with the same token within the grace gets a sibling, not an error.
         #expect(
@@ -104,9 +104,9 @@ import Testing
     }
 
     @Test func timestampsAreStoredAsPostgRESTPrintsThem() {
-        #expect(StoredTime.format(Date(timeIntervalSince1970: 1_714_566_600.123456)) == "2024-05-01T12:30:00.123456+00:00")
-        #expect(StoredTime.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000000+00:00")
-        #expect(StoredTime.format(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000000+00:00")
+        #expect(Timestamp.postgres(Date(timeIntervalSince1970: 1_714_566_600.123456)) == "2024-05-01T12:30:00.123456+00:00")
+        #expect(Timestamp.postgres(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000000+00:00")
+        #expect(Timestamp.postgres(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000000+00:00")
     }
 }
 

@@ -67,16 +67,47 @@ public enum Timestamp {
 
     /// Formats a date as UTC ISO 8601 with milliseconds, e.g. `2024-05-01T12:30:00.123Z`.
     public static func format(_ date: Date) -> String {
-        let seconds = date.timeIntervalSince1970
-        let whole = floor(seconds)
-        let millis = min(999, Int(((seconds - whole) * 1000).rounded()))
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        let c = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: whole))
-        func pad(_ v: Int?, _ width: Int) -> String {
-            let text = String(v ?? 0)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        text(date, fractionDigits: 3, zone: "Z")
+    }
+
+    /// Formats a date as PostgREST prints a timestamptz: UTC with microseconds and `+00:00`, e.g.
+    /// `2024-05-01T12:30:00.123456+00:00`. Fixed width, so text order is time order.
+    public static func postgres(_ date: Date) -> String {
+        text(date, fractionDigits: 6, zone: "+00:00")
+    }
+
+    private static func text(_ date: Date, fractionDigits: Int, zone: String) -> String {
+        let scale: Int64 = fractionDigits == 3 ? 1000 : 1_000_000
+        let ticks = Int64((date.timeIntervalSince1970 * Double(scale)).rounded())
+        let seconds = ticks >= 0 ? ticks / scale : (ticks - scale + 1) / scale
+        let fraction = ticks - seconds * scale
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let clock = seconds - days * 86_400
+        // Days since 1970-01-01 to a civil date, in 400-year eras (no Calendar: this runs per request).
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        var out = [UInt8]()
+        out.reserveCapacity(32)
+        func put(_ value: Int64, _ width: Int) {
+            var digits = [UInt8](repeating: 48, count: width)
+            var rest = value
+            for index in stride(from: width - 1, through: 0, by: -1) {
+                digits[index] = UInt8(48 + rest % 10)
+                rest /= 10
+            }
+            out += digits
         }
-        return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2)).\(pad(millis, 3))Z"
+        put(year, 4); out.append(45); put(month, 2); out.append(45); put(day, 2); out.append(84)
+        put(clock / 3600, 2); out.append(58); put(clock / 60 % 60, 2); out.append(58); put(clock % 60, 2)
+        out.append(46); put(fraction, fractionDigits)
+        out += Array(zone.utf8)
+        return String(decoding: out, as: UTF8.self)
     }
 }

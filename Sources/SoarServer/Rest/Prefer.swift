@@ -1,3 +1,4 @@
+import SoarCore
 /// The `Prefer` header's PostgREST preferences.
 struct Prefer: Sendable {
     enum Return: String, Sendable { case minimal, representation, headersOnly = "headers-only" }
@@ -10,7 +11,7 @@ struct Prefer: Sendable {
 
     init(_ header: String?) {
         for item in (header ?? "").split(separator: ",") {
-            let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
             guard pair.count == 2 else { continue }
             switch pair[0] {
             case "return": returning = Return(rawValue: pair[1])

@@ -195,8 +195,8 @@ struct RestService: Sendable {
     static func range(_ header: String) -> (Int, Int?)? {
         let value = header.split(separator: "=").last.map(String.init) ?? header
         let parts = value.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, let start = Int(parts[0].trimmingCharacters(in: .whitespaces)), start >= 0 else { return nil }
-        let endText = parts[1].trimmingCharacters(in: .whitespaces)
+        guard parts.count == 2, let start = Int(parts[0].trimmingSpaces), start >= 0 else { return nil }
+        let endText = parts[1].trimmingSpaces
         if endText.isEmpty { return (start, nil) }
         guard let end = Int(endText), end >= start else { return nil }
         return (start, end)

@@ -20,7 +20,7 @@ struct Gateway: Sendable {
     func bearer(_ exchange: Exchange) -> String? {
         if let header = exchange.header("authorization") {
             let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingSpaces }
             return header.isEmpty ? nil : ""
         }
         return exchange.header("apikey") ?? exchange.request.queryValue("apikey")

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 /// Reads PostgREST query parameters (`select`, filters, `or`, `order`, `limit`…) into a ``RowQuery``.
 ///
@@ -38,7 +39,7 @@ public struct QueryParser {
     private func outputs(_ text: String) throws(QueryError) -> [RowQuery.Output] {
         var outputs: [RowQuery.Output] = []
         for item in try split(text) {
-            let part = item.trimmingCharacters(in: .whitespaces)
+            let part = item.trimmingSpaces
             if part.contains("(") || part.contains("->") || part.contains("::") {
                 throw .syntax("\"failed to parse select parameter (\(text))\"", details: "embedded resources, JSON paths and casts are not supported: \(part)")
             }
@@ -46,7 +47,7 @@ public struct QueryParser {
                 outputs += table.columns.map { RowQuery.Output(column: $0.name, key: $0.name) }
                 continue
             }
-            let pieces = part.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let pieces = part.split(separator: ":", maxSplits: 1).map { $0.trimmingSpaces }
             let column = pieces.last ?? ""
             guard !column.isEmpty, pieces.allSatisfy({ !$0.isEmpty }) else { throw .syntax("failed to parse select parameter (\(text))") }
             try require(column)
@@ -85,7 +86,7 @@ public struct QueryParser {
 
     private func columnList(_ text: String) throws(QueryError) -> [String] {
         // postgrest-py quotes each name: columns="user_id","title".
-        let columns = text.split(separator: ",").map { unquote($0.trimmingCharacters(in: .whitespaces)) }
+        let columns = text.split(separator: ",").map { unquote($0.trimmingSpaces) }
         guard !columns.isEmpty else { throw .syntax("empty column list") }
         for column in columns { try require(column) }
         return columns
@@ -143,7 +144,7 @@ public struct QueryParser {
         guard text.hasPrefix("("), text.hasSuffix(")") else { throw .syntax("failed to parse logic tree (\(text))") }
         var members: [RowQuery.Condition] = []
         for raw in try split(String(text.dropFirst().dropLast())) {
-            var item = raw.trimmingCharacters(in: .whitespaces)
+            var item = raw.trimmingSpaces
             var negated = false
             if item.hasPrefix("not.") && (item.dropFirst(4).hasPrefix("or(") || item.dropFirst(4).hasPrefix("and(")) {
                 negated = true

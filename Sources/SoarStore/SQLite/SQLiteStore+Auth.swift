@@ -77,7 +77,7 @@ extension SQLiteStore {
     }
 
     public func refresh(tokenHash: String, successorHash: String, now: Date, reuseGrace: TimeInterval) throws(StoreError) -> RefreshOutcome {
-        let time = StoredTime.format(now)
+        let time = Timestamp.postgres(now)
         return try write { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) -> RefreshOutcome in
                 let found = try connection.statement(

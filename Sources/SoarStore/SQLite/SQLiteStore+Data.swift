@@ -22,7 +22,7 @@ extension SQLiteStore {
 
     public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow] {
         try checkWritable(table, access)
-        let time = StoredTime.format(now())
+        let time = Timestamp.postgres(now())
         var statements: [(String, [SQLValue])] = []
         for values in rows {
             let full = try complete(values, table: table, access: access, time: time)
@@ -78,7 +78,7 @@ extension SQLiteStore {
             throw .rowSecurity(table.name)
         }
         var values = values
-        let time = StoredTime.format(now())
+        let time = Timestamp.postgres(now())
         for column in table.columns where column.touchedOnUpdate && values[column.name] == nil { values[column.name] = .text(time) }
         for (name, value) in values where value == .null && table.column(name)?.nullable == false {
             throw .notNull(name, table: table.name)

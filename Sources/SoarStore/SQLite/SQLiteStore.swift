@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import SoarMigrations
 
 /// The store on one SQLite file: WAL mode, one writer connection, parallel readers.
@@ -61,7 +62,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                         throw StoreError.unavailable("migration \(file.name) failed: \(error.message)")
                     }
                     try connection.statement("INSERT INTO soar_migrations (name, applied_at) VALUES (?1, ?2)")
-                        .run([.text(file.name), .text(StoredTime.format(now()))])
+                        .run([.text(file.name), .text(Timestamp.postgres(now()))])
                 }
             }
             done.append(file.name)

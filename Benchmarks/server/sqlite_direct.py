@@ -1,0 +1,31 @@
+"""The storage's own rate: soar's device-token upsert run straight through SQLite.
+
+Same file settings as soar serve (WAL, synchronous=NORMAL, foreign keys), one transaction per
+upsert, the same statement text. Usage: sqlite_direct.py DB USER_ID SECONDS
+"""
+import os
+import sqlite3
+import sys
+import time
+
+path, user, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+db.execute("PRAGMA journal_mode = WAL")
+db.execute("PRAGMA synchronous = NORMAL")
+db.execute("PRAGMA foreign_keys = ON")
+sql = (
+    'INSERT INTO "device_tokens" ("user_id", "token", "platform", "updated_at", "created_at") VALUES (?, ?, ?, ?, ?) '
+    'ON CONFLICT ("user_id", "token") DO UPDATE SET "platform" = excluded."platform", "updated_at" = excluded."updated_at" '
+    'WHERE "device_tokens"."user_id" = ? RETURNING "user_id", "token", "platform", "updated_at", "created_at"'
+)
+done = 0
+start = time.perf_counter()
+deadline = start + seconds
+while time.perf_counter() < deadline:
+    for _ in range(100):
+        stamp = "2026-12-03T00:00:00.000000+00:00"
+        db.execute("BEGIN IMMEDIATE")
+        db.execute(sql, (user, os.urandom(16).hex(), "ios", stamp, stamp, user)).fetchall()
+        db.execute("COMMIT")
+    done += 100
+print(f"{done / (time.perf_counter() - start):.0f}")
