@@ -122,14 +122,20 @@ public final class Server: Sendable {
         response.headers.append(("access-control-expose-headers", "content-range, content-location, preference-applied, x-request-id, x-total-count"))
         let seconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000
         metrics.record(route: label, status: response.status, seconds: seconds, storeError: fault?.isServerFault == true)
-        var fields: [String: JSONValue] = [
-            "request_id": .string(requestID), "method": .string(request.method), "route": .string(label),
-            "status": .int(response.status), "duration_ms": .double((seconds * 1_000_000).rounded() / 1000),
-            "remote": .string(request.remoteAddress),
-        ]
-        if let fault, fault.isServerFault, case .auth(let error) = fault.shape { fields["error"] = .string(error.message) }
-        if let fault, fault.isServerFault, case .rest(_, let message, _, _) = fault.shape { fields["error"] = .string(message) }
-        logger.log(fault?.isServerFault == true ? .error : .info, "request", fields)
+        var error: String?
+        if let fault, fault.isServerFault {
+            switch fault.shape {
+            case .auth(let failure): error = failure.message
+            case .rest(_, let message, _, _), .gateway(let message, _): error = message
+            }
+        }
+        logger.log(
+            error == nil ? .info : .error, "request",
+            [
+                "request_id": .string(requestID), "method": .string(request.method), "route": .string(label),
+                "status": .int(response.status), "duration_ms": .double((seconds * 1_000_000).rounded() / 1000),
+                "remote": .string(request.remoteAddress), "error": error.map { .string($0) } ?? .null,
+            ])
         return response
     }
 

@@ -123,3 +123,30 @@ extension SQLiteStoreTests {
         #expect(try store.select(AppTables.todos, RowQuery(), as: .service, counting: false).rows.isEmpty)
     }
 }
+
+extension SQLiteStoreTests {
+    /// Writes from many threads share transactions (group commit), yet each succeeds or fails alone.
+    @Test func concurrentWritesFailAloneInASharedCommit() async throws {
+        let store = try open()
+        let alice = try user(store, "a@example.com")
+        let taken = SQLValue.text(RandomUUID.lowercase())
+        _ = try store.insert(AppTables.todos, [["id": taken, "title": .text("first")]], onConflict: nil, as: .user(alice))
+        let outcomes = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    // Every fourth write reuses the taken id and must fail; a failing bulk insert keeps none of its rows.
+                    let rows: [RowValues] =
+                        index % 4 == 0
+                        ? [["title": .text("ok-part \(index)")], ["id": taken, "title": .text("dup \(index)")]]
+                        : [["title": .text("row \(index)")]]
+                    return (try? store.insert(AppTables.todos, rows, onConflict: nil, as: .user(alice))) != nil
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count == 48)
+        let titles = try store.select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.map { $0[2] }
+        #expect(titles.count == 49, "48 single rows and the first")
+        #expect(!titles.contains { if case .text(let t) = $0 { t.hasPrefix("ok-part") } else { false } })
+    }
+}

@@ -1,6 +1,8 @@
 import Foundation
 import SoarCore
-import Synchronization
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// JSON-lines logs with levels. Callers pass fields, never secrets: no passwords, tokens, keys,
 /// request bodies or query strings are ever given to it.
@@ -24,21 +26,33 @@ public final class Logger: Sendable {
 
     public let level: Level
     private let write: @Sendable (String) -> Void
-    private let lock = Mutex(())
 
     /// Logs to standard error unless given another line sink (tests collect lines).
     public init(level: Level = .info, write: (@Sendable (String) -> Void)? = nil) {
         self.level = level
-        self.write = write ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        self.write = write ?? Logger.standardError
     }
 
-    public func log(_ level: Level, _ message: String, _ fields: [String: JSONValue] = [:]) {
+    /// One JSON object on one line: `ts`, `level`, `msg`, then the fields in the order given.
+    public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
         guard level >= self.level else { return }
-        var object = fields
-        object["ts"] = .string(Timestamp.format(Date()))
-        object["level"] = .string(level.name)
-        object["msg"] = .string(message)
-        let line = JSONValue.object(object).jsonText
-        lock.withLock { _ in write(line) }
+        var line = "{\"ts\":\"\(Timestamp.format(Date()))\",\"level\":\"\(level.name)\",\"msg\":\(JSONValue.string(message).jsonText)"
+        for (key, value) in fields {
+            line += ",\"\(key)\":\(value.jsonText)"
+        }
+        line += "}"
+        write(line)
+    }
+
+    /// One write(2) per line, so lines from several threads never interleave (no lock needed).
+    private static let standardError: @Sendable (String) -> Void = { line in
+        var bytes = Array((line + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
     }
 }

@@ -17,10 +17,17 @@ final class Metrics: Sendable {
         var storeErrors = 0
     }
 
-    private let state = Mutex(State())
+    /// Worker threads record into different shards, so they do not wait for each other's lock.
+    private final class Shard: Sendable {
+        let state = Mutex(State())
+    }
+
+    private let shards = (0..<8).map { _ in Shard() }
 
     func record(route: String, status: Int, seconds: Double, storeError: Bool) {
-        state.withLock { state in
+        // Thread ids are addresses with equal low bits: a multiplicative hash spreads them over the 8 shards.
+        let shard = shards[Int((UInt(bitPattern: Int(pthread_self())) &* 0x9E37_79B9_7F4A_7C15) >> 61)]
+        shard.state.withLock { state in
             state.requests[route, default: [:]][status, default: 0] += 1
             var histogram = state.latency[route] ?? Histogram()
             if let index = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { histogram.counts[index] += 1 }
@@ -31,9 +38,31 @@ final class Metrics: Sendable {
         }
     }
 
+    /// All shards summed.
+    private var merged: State {
+        var total = State()
+        for shard in shards {
+            shard.state.withLock { state in
+                for (route, statuses) in state.requests {
+                    for (status, count) in statuses { total.requests[route, default: [:]][status, default: 0] += count }
+                }
+                for (route, histogram) in state.latency {
+                    var sum = total.latency[route] ?? Histogram()
+                    for index in sum.counts.indices { sum.counts[index] += histogram.counts[index] }
+                    sum.sum += histogram.sum
+                    sum.total += histogram.total
+                    total.latency[route] = sum
+                }
+                total.storeErrors += state.storeErrors
+            }
+        }
+        return total
+    }
+
     /// The exposition text for `/metrics`.
     var text: String {
-        state.withLock { state in
+        do {
+            let state = merged
             var out = "# HELP soar_http_requests_total Requests answered, by route and status.\n# TYPE soar_http_requests_total counter\n"
             for route in state.requests.keys.sorted() {
                 for (status, count) in state.requests[route]!.sorted(by: { $0.key < $1.key }) {

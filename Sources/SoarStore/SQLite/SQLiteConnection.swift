@@ -59,15 +59,17 @@ final class SQLiteConnection {
         return statement
     }
 
-    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    /// Runs `body` all or nothing: in a transaction of its own, or in a savepoint when a
+    /// transaction is already open (a batch of the write batcher).
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try execute("BEGIN IMMEDIATE")
+        let outermost = sqlite3_get_autocommit(handle) != 0
+        try execute(outermost ? "BEGIN IMMEDIATE" : "SAVEPOINT nested")
         do {
             let value = try body()
-            try execute("COMMIT")
+            try execute(outermost ? "COMMIT" : "RELEASE nested")
             return value
         } catch {
-            try? execute("ROLLBACK")
+            try? execute(outermost ? "ROLLBACK" : "ROLLBACK TO nested; RELEASE nested")
             throw error
         }
     }

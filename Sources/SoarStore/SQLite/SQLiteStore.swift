@@ -11,8 +11,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// The migrations this open applied (empty when the file was up to date).
     public private(set) var newlyApplied: [String] = []
     let now: @Sendable () -> Date
-    private let writer: SQLiteConnection
-    private let writerLock = NSLock()
+    private let writer: WriteBatcher
     private var readers: [SQLiteConnection] = []
     private let readersLock = NSLock()
 
@@ -22,7 +21,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
         self.path = path
         self.now = now
-        writer = try SQLiteConnection(path: path, readOnly: false)
+        writer = WriteBatcher(connection: try SQLiteConnection(path: path, readOnly: false))
         newlyApplied = try migrate()
     }
 
@@ -54,6 +53,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         let applied = Set(try appliedMigrations())
         var done: [String] = []
         for file in Migrations.sqlite where !applied.contains(file.name) {
+            let time = Timestamp.postgres(now())
             try write { connection throws(StoreError) in
                 try connection.transaction { () throws(StoreError) in
                     do throws(StoreError) {
@@ -62,7 +62,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                         throw StoreError.unavailable("migration \(file.name) failed: \(error.message)")
                     }
                     try connection.statement("INSERT INTO soar_migrations (name, applied_at) VALUES (?1, ?2)")
-                        .run([.text(file.name), .text(Timestamp.postgres(now()))])
+                        .run([.text(file.name), .text(time)])
                 }
             }
             done.append(file.name)
@@ -70,11 +70,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         return done
     }
 
-    /// Runs `body` on the writer connection, one caller at a time.
-    func write<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        return try body(writer)
+    /// Runs `body` on the writer connection, in a transaction it may share with concurrent writes
+    /// (group commit); its changes are committed, or none are, when it returns.
+    func write<T>(_ body: @escaping (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        try writer.perform(body)
     }
 
     /// Runs `body` on a read-only connection of the pool.
