@@ -14,7 +14,7 @@ public final class HTTPServer: @unchecked Sendable {
     public struct Limits: Sendable {
         public var maxBodySize = 1 << 20
         /// Per-connection memory; request headers must fit in about half of it.
-        public var connectionMemory = 64 << 10
+        public var connectionMemory = 32 << 10
         public var idleTimeoutSeconds = 30
         public var maxConnections = 1024
         public var threads = 2
@@ -45,7 +45,9 @@ public final class HTTPServer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         // No MHD_USE_ERROR_LOG: libmicrohttpd's own lines ("Failed to bind to port …") would repeat
         // the error thrown below in another voice. MHD_USE_ITC lets `shutdown` stop accepting first.
-        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue)
+        // MHD_USE_TURBO reads and writes before asking epoll, which mostly succeeds under load.
+        let flags = UInt32(
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_TURBO.rawValue)
         guard let address = SocketAddress(host: host, port: port) else { throw HTTPServerError("not an IP address: \(host)") }
         let family = address.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0
         let started = address.withSockaddr { pointer, _ in

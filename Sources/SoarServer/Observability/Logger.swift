@@ -25,31 +25,36 @@ public final class Logger: Sendable {
     }
 
     public let level: Level
-    private let write: @Sendable (String) -> Void
+    private let write: @Sendable ([UInt8]) -> Void
 
-    /// Logs to standard error unless given another line sink (tests collect lines).
-    public init(level: Level = .info, write: (@Sendable (String) -> Void)? = nil) {
+    /// Logs to standard error unless given another sink of lines (tests collect them).
+    public init(level: Level = .info, lines: (@Sendable (String) -> Void)? = nil) {
         self.level = level
-        self.write = write ?? Logger.standardError
+        if let lines {
+            write = { bytes in lines(String(decoding: bytes.dropLast(), as: UTF8.self)) }
+        } else {
+            write = Logger.standardError
+        }
     }
 
     /// One JSON object on one line: `ts`, `level`, `msg`, then the fields in the order given.
     public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
         guard level >= self.level else { return }
-        var line = "{\"ts\":\"\(Timestamp.format(Date()))\",\"level\":\"\(level.name)\",\"msg\":\(JSONValue.string(message).jsonText)"
-        for (key, value) in fields {
-            line += ",\"\(key)\":\(value.jsonText)"
-        }
-        line += "}"
-        write(line)
+        var line = JSONText()
+        line.beginObject()
+        line.field("ts", .string(Timestamp.format(Date())))
+        line.field("level", .string(level.name))
+        line.field("msg", .string(message))
+        for (key, value) in fields { line.field(key, value) }
+        line.endObject()
+        write(line.bytes + [UInt8(ascii: "\n")])
     }
 
     /// One write(2) per line, so lines from several threads never interleave (no lock needed).
-    private static let standardError: @Sendable (String) -> Void = { line in
-        var bytes = Array((line + "\n").utf8)
+    private static let standardError: @Sendable ([UInt8]) -> Void = { bytes in
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { return }
             offset += written

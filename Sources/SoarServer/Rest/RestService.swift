@@ -163,28 +163,33 @@ struct RestService: Sendable {
 
     // MARK: shaping
 
-    /// Rows as JSON: an array, or one object when the client asked for `vnd.pgrst.object+json`.
+    /// Rows as JSON, keys in the order selected (as PostgREST writes them): an array, or one
+    /// object when the client asked for `vnd.pgrst.object+json`.
     private func body(_ table: Table, _ query: RowQuery, _ rows: [StoredRow], _ exchange: Exchange, status: Int) throws(ServerError) -> HTTPResponse {
         let outputs = query.outputs.isEmpty ? table.columns.map { RowQuery.Output(column: $0.name, key: $0.name) } : query.outputs
-        let positions = outputs.map { table.position(of: $0.column)! }
-        let objects: [JSONValue] = rows.map { row in
-            var object: [String: JSONValue] = [:]
-            for (output, position) in zip(outputs, positions) { object[output.key] = table.columns[position].json(row[position]) }
-            return .object(object)
+        let fields = outputs.map { output in (key: output.key, position: table.position(of: output.column)!) }
+        func write(_ row: StoredRow, to json: inout JSONText) {
+            json.beginObject()
+            for field in fields { json.field(field.key, table.columns[field.position].json(row[field.position])) }
+            json.endObject()
         }
+        var json = JSONText(capacity: 64 + rows.count * 128)
+        let contentType: String
         if exchange.header("accept")?.contains(Self.objectMediaType) == true {
-            guard objects.count == 1 else {
+            guard rows.count == 1 else {
                 throw .rest(
                     406, "PGRST116", "JSON object requested, multiple (or no) rows returned",
-                    details: "The result contains \(objects.count) rows")
+                    details: "The result contains \(rows.count) rows")
             }
-            var response = HTTPResponse.json(status, objects[0])
-            response.headers = [("content-type", Self.objectMediaType + "; charset=utf-8")]
-            return response
+            write(rows[0], to: &json)
+            contentType = Self.objectMediaType + "; charset=utf-8"
+        } else {
+            json.beginArray()
+            for row in rows { write(row, to: &json) }
+            json.endArray()
+            contentType = "application/json; charset=utf-8"
         }
-        var response = HTTPResponse.json(status, .array(objects))
-        response.headers = [("content-type", "application/json; charset=utf-8")]
-        return response
+        return HTTPResponse(status: status, headers: [("content-type", contentType)], body: Data(json.bytes))
     }
 
     private func storable(_ column: Column, _ value: JSONValue, _ exchange: Exchange) throws(ServerError) -> SQLValue {

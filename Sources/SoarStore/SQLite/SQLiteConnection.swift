@@ -43,6 +43,11 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs one parameterless statement through the statement cache (transaction control on hot paths).
+    func run(_ sql: String) throws(StoreError) {
+        try statement(sql).run([])
+    }
+
     /// The prepared statement for `sql`, reset and ready to bind.
     func statement(_ sql: String) throws(StoreError) -> SQLiteStatement {
         if let cached = statements[sql] {
@@ -57,21 +62,6 @@ final class SQLiteConnection {
         let statement = SQLiteStatement(raw, connection: self)
         statements[sql] = statement
         return statement
-    }
-
-    /// Runs `body` all or nothing: in a transaction of its own, or in a savepoint when a
-    /// transaction is already open (a batch of the write batcher).
-    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        let outermost = sqlite3_get_autocommit(handle) != 0
-        try execute(outermost ? "BEGIN IMMEDIATE" : "SAVEPOINT nested")
-        do {
-            let value = try body()
-            try execute(outermost ? "COMMIT" : "RELEASE nested")
-            return value
-        } catch {
-            try? execute(outermost ? "ROLLBACK" : "ROLLBACK TO nested; RELEASE nested")
-            throw error
-        }
     }
 
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }

@@ -32,7 +32,8 @@ extension SQLiteStore {
     }
 
     public func deleteUser(id: String) throws(StoreError) -> Bool {
-        try write { connection throws(StoreError) in
+        defer { liveSessions.forgetAll() }
+        return try write { connection throws(StoreError) in
             !(try connection.statement("DELETE FROM auth_users WHERE id = ?1 RETURNING id").rows([.text(id)]).isEmpty)
         }
     }
@@ -49,24 +50,27 @@ extension SQLiteStore {
 
     public func createSession(id: String, userID: String, refreshTokenHash: String, now: String) throws(StoreError) {
         try write { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in
-                try connection.statement("INSERT INTO auth_sessions (id, user_id, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)")
-                    .run([.text(id), .text(userID), .text(now)])
-                try connection.statement(
-                    "INSERT INTO auth_refresh_tokens (token_hash, session_id, user_id, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)"
-                ).run([.text(refreshTokenHash), .text(id), .text(userID), .text(now)])
-                try connection.statement("UPDATE auth_users SET last_sign_in_at = ?2 WHERE id = ?1").run([.text(userID), .text(now)])
-            }
+            try connection.statement("INSERT INTO auth_sessions (id, user_id, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)")
+                .run([.text(id), .text(userID), .text(now)])
+            try connection.statement(
+                "INSERT INTO auth_refresh_tokens (token_hash, session_id, user_id, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)"
+            ).run([.text(refreshTokenHash), .text(id), .text(userID), .text(now)])
+            try connection.statement("UPDATE auth_users SET last_sign_in_at = ?2 WHERE id = ?1").run([.text(userID), .text(now)])
         }
     }
 
     public func sessionExists(_ id: String) throws(StoreError) -> Bool {
-        try read { connection throws(StoreError) in
+        let (known, generation) = liveSessions.lookup(id)
+        if known { return true }
+        let exists = try read { connection throws(StoreError) in
             !(try connection.statement("SELECT 1 FROM auth_sessions WHERE id = ?1").rows([.text(id)]).isEmpty)
         }
+        if exists { liveSessions.remember(id, from: generation) }
+        return exists
     }
 
     public func deleteSessions(userID: String, only: String?, except: String?) throws(StoreError) {
+        defer { liveSessions.forgetAll() }
         try write { connection throws(StoreError) in
             if let only {
                 try connection.statement("DELETE FROM auth_sessions WHERE user_id = ?1 AND id = ?2").run([.text(userID), .text(only)])
@@ -78,31 +82,31 @@ extension SQLiteStore {
 
     public func refresh(tokenHash: String, successorHash: String, now: Date, reuseGrace: TimeInterval) throws(StoreError) -> RefreshOutcome {
         let time = Timestamp.postgres(now)
-        return try write { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) -> RefreshOutcome in
-                let found = try connection.statement(
-                    "SELECT t.id, t.session_id, t.user_id, t.revoked, t.updated_at FROM auth_refresh_tokens t JOIN auth_sessions s ON s.id = t.session_id WHERE t.token_hash = ?1"
-                ).rows([.text(tokenHash)])
-                guard let row = found.first, case .integer(let id) = row[0], case .text(let session) = row[1], case .text(let user) = row[2],
-                    case .integer(let revoked) = row[3], case .text(let usedAt) = row[4]
-                else { return .notFound }
-                let insert = "INSERT INTO auth_refresh_tokens (token_hash, session_id, user_id, parent, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)"
-                if revoked != 0 {
-                    // GoTrue's reuse detection: a used token again, after the grace for parallel refreshes, ends the session.
-                    let used = Timestamp.parse(usedAt) ?? .distantPast
-                    guard now.timeIntervalSince(used) <= reuseGrace else {
-                        try connection.statement("DELETE FROM auth_sessions WHERE id = ?1").run([.text(session)])
-                        return .reused
-                    }
-                    try connection.statement(insert).run([.text(successorHash), .text(session), .text(user), .integer(id), .text(time)])
-                    return .reissuedWithinGrace(userID: user, sessionID: session)
+        let outcome = try write { connection throws(StoreError) -> RefreshOutcome in
+            let found = try connection.statement(
+                "SELECT t.id, t.session_id, t.user_id, t.revoked, t.updated_at FROM auth_refresh_tokens t JOIN auth_sessions s ON s.id = t.session_id WHERE t.token_hash = ?1"
+            ).rows([.text(tokenHash)])
+            guard let row = found.first, case .integer(let id) = row[0], case .text(let session) = row[1], case .text(let user) = row[2],
+                case .integer(let revoked) = row[3], case .text(let usedAt) = row[4]
+            else { return .notFound }
+            let insert = "INSERT INTO auth_refresh_tokens (token_hash, session_id, user_id, parent, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)"
+            if revoked != 0 {
+                // GoTrue's reuse detection: a used token again, after the grace for parallel refreshes, ends the session.
+                let used = Timestamp.parse(usedAt) ?? .distantPast
+                guard now.timeIntervalSince(used) <= reuseGrace else {
+                    try connection.statement("DELETE FROM auth_sessions WHERE id = ?1").run([.text(session)])
+                    return .reused
                 }
-                try connection.statement("UPDATE auth_refresh_tokens SET revoked = 1, updated_at = ?2 WHERE id = ?1").run([.integer(id), .text(time)])
                 try connection.statement(insert).run([.text(successorHash), .text(session), .text(user), .integer(id), .text(time)])
-                try connection.statement("UPDATE auth_sessions SET updated_at = ?2 WHERE id = ?1").run([.text(session), .text(time)])
-                return .rotated(userID: user, sessionID: session)
+                return .reissuedWithinGrace(userID: user, sessionID: session)
             }
+            try connection.statement("UPDATE auth_refresh_tokens SET revoked = 1, updated_at = ?2 WHERE id = ?1").run([.integer(id), .text(time)])
+            try connection.statement(insert).run([.text(successorHash), .text(session), .text(user), .integer(id), .text(time)])
+            try connection.statement("UPDATE auth_sessions SET updated_at = ?2 WHERE id = ?1").run([.text(session), .text(time)])
+            return .rotated(userID: user, sessionID: session)
         }
+        if case .reused = outcome { liveSessions.forgetAll() }
+        return outcome
     }
 
     private static func values(_ user: AuthUser) -> [SQLValue] {

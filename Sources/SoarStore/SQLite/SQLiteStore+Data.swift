@@ -60,15 +60,13 @@ extension SQLiteStore {
         }
         let ignoring = if case .ignore = onConflict { true } else { false }
         return try write { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in
-                var written: [StoredRow] = []
-                for (text, parameters) in statements {
-                    let returned = try connection.statement(text).rows(parameters)
-                    if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
-                    written += returned
-                }
-                return written
+            var written: [StoredRow] = []
+            for (text, parameters) in statements {
+                let returned = try connection.statement(text).rows(parameters)
+                if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
+                written += returned
             }
+            return written
         }
     }
 
@@ -90,7 +88,7 @@ extension SQLiteStore {
         text += sql.whereClause(condition, access) + " RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
         return try write { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in try connection.statement(text).rows(parameters) }
+            try connection.statement(text).rows(parameters)
         }
     }
 
@@ -100,7 +98,7 @@ extension SQLiteStore {
         let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition, access)) RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
         return try write { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in try connection.statement(text).rows(parameters) }
+            try connection.statement(text).rows(parameters)
         }
     }
 

@@ -14,6 +14,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let writer: WriteBatcher
     private var readers: [SQLiteConnection] = []
     private let readersLock = NSLock()
+    let liveSessions = LiveSessions()
 
     /// Opens (creating) the file and applies pending migrations.
     ///
@@ -44,7 +45,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    /// Applies each migration not yet recorded, each in its own transaction.
+    /// Applies each migration not yet recorded, each all or nothing.
     @discardableResult
     func migrate() throws(StoreError) -> [String] {
         try write { connection throws(StoreError) in
@@ -55,15 +56,13 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         for file in Migrations.sqlite where !applied.contains(file.name) {
             let time = Timestamp.postgres(now())
             try write { connection throws(StoreError) in
-                try connection.transaction { () throws(StoreError) in
-                    do throws(StoreError) {
-                        try connection.execute(file.sql)
-                    } catch {
-                        throw StoreError.unavailable("migration \(file.name) failed: \(error.message)")
-                    }
-                    try connection.statement("INSERT INTO soar_migrations (name, applied_at) VALUES (?1, ?2)")
-                        .run([.text(file.name), .text(time)])
+                do throws(StoreError) {
+                    try connection.execute(file.sql)
+                } catch {
+                    throw StoreError.unavailable("migration \(file.name) failed: \(error.message)")
                 }
+                try connection.statement("INSERT INTO soar_migrations (name, applied_at) VALUES (?1, ?2)")
+                    .run([.text(file.name), .text(time)])
             }
             done.append(file.name)
         }
@@ -71,7 +70,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     /// Runs `body` on the writer connection, in a transaction it may share with concurrent writes
-    /// (group commit); its changes are committed, or none are, when it returns.
+    /// (group commit). All or nothing: when `body` throws, none of its changes are kept; when it
+    /// returns, they are committed.
     func write<T>(_ body: @escaping (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
         try writer.perform(body)
     }

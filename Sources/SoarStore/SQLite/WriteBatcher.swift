@@ -40,24 +40,32 @@ final class WriteBatcher: @unchecked Sendable {
 
     private func commit(_ batch: [any BatchedWrite]) {
         do {
-            try connection.execute("BEGIN IMMEDIATE")
+            try connection.run("BEGIN IMMEDIATE")
         } catch {
             for write in batch { write.fail(error) }
             return
         }
-        for write in batch {
-            do {
-                try connection.execute("SAVEPOINT write")
-                if !write.run(connection) { try connection.execute("ROLLBACK TO write") }
-                try connection.execute("RELEASE write")
-            } catch {
-                write.fail(error)
+        if batch.count == 1 {
+            // Alone in its transaction: no savepoint needed, a failure rolls the whole of it back.
+            guard batch[0].run(connection) else {
+                try? connection.run("ROLLBACK")
+                return
+            }
+        } else {
+            for write in batch {
+                do {
+                    try connection.run("SAVEPOINT write")
+                    if !write.run(connection) { try connection.run("ROLLBACK TO write") }
+                    try connection.run("RELEASE write")
+                } catch {
+                    write.fail(error)
+                }
             }
         }
         do {
-            try connection.execute("COMMIT")
+            try connection.run("COMMIT")
         } catch {
-            try? connection.execute("ROLLBACK")
+            try? connection.run("ROLLBACK")
             for write in batch { write.fail(error) }
         }
     }
