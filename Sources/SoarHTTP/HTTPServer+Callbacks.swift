@@ -46,7 +46,7 @@ func httpAccessHandler(
     }
     var address = [CChar](repeating: 0, count: 64)
     CMicroHTTPD_client_address(connection, &address, address.count)
-    request.remoteAddress = String(cString: address)
+    request.remoteAddress = address.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     let response = buffer.tooLarge ? server.tooLarge(request) : server.handler(request)
     return queue(response, on: connection)
 }
