@@ -1,4 +1,4 @@
-/* Linux interfaces the toolchain's Glibc module leaves out: epoll, eventfd, accept4. */
+/* Linux interfaces the toolchain's Glibc module leaves out: epoll, eventfd, accept4, pipe2. */
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -6,6 +6,7 @@
 /* glibc declares accept4 only under _GNU_SOURCE, which would change system headers shared with
    other modules (Dispatch's fd_set), so it is declared here as glibc defines it. */
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+extern int pipe2(int fds[2], int flags);
 
 /* Accepts a connection as non-blocking and close-on-exec in one call. */
 static inline int CLinux_accept(int listener) {

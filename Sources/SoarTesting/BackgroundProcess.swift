@@ -3,76 +3,56 @@ import Foundation
 /// A program left running while a test talks to it (the `soar` server or emulator), read line by
 /// line, and stopped with SIGTERM when the test is done or the value is released.
 public final class BackgroundProcess: @unchecked Sendable {
-    private let process = Process()
+    private let child: ChildProcess
     private let lock = NSLock()
     private let arrived = DispatchSemaphore(value: 0)
     private var buffer = Data()
     private var errors = Data()
 
     /// - Parameter environment: variables added to (or replacing) this process's own.
-    public init(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        child = try ChildProcess(executable, arguments, environment: environment)
+        let arrived = self.arrived
+        ChildProcess.drain(child.output, chunk: { [weak self] data in
             guard let self else { return }
-            self.lock.lock()
-            self.buffer.append(data)
-            self.lock.unlock()
-            self.arrived.signal()
-            if data.isEmpty { handle.readabilityHandler = nil }
-        }
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
+            lock.withLock { buffer.append(data) }
+            arrived.signal()
+        }, done: { arrived.signal() })
+        ChildProcess.drain(child.errors, chunk: { [weak self] data in
             guard let self else { return }
-            self.lock.lock()
-            self.errors.append(data)
-            self.lock.unlock()
-        }
-        try process.run()
+            lock.withLock { errors.append(data) }
+        }, done: {})
+        child.finishInput(nil)
     }
 
     /// The next line of standard output, or nil when none comes before the deadline.
     public func readLine(timeout: TimeInterval = 10) -> String? {
         let deadline = Date() + timeout
         while true {
-            lock.lock()
-            if let newline = buffer.firstIndex(of: 10) {
+            let line: String? = lock.withLock {
+                guard let newline = buffer.firstIndex(of: 10) else { return nil }
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
                 buffer.removeSubrange(buffer.startIndex...newline)
-                lock.unlock()
                 return line
             }
-            lock.unlock()
-            guard process.isRunning || arrived.wait(timeout: .now()) == .success else { return nil }
+            if let line { return line }
+            guard child.isRunning || arrived.wait(timeout: .now()) == .success else { return nil }
             if arrived.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .timedOut { return nil }
         }
     }
 
     /// What the program wrote to standard error so far.
     public var standardError: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: errors, as: UTF8.self)
+        lock.withLock { String(decoding: errors, as: UTF8.self) }
     }
 
     /// Sends SIGTERM and waits (at most 10 s, then SIGKILL); returns the exit status.
     @discardableResult
     public func stop() -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
-        process.terminate()
-        let deadline = Date() + 10
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        child.signal(SIGTERM)
+        if let status = child.wait(timeout: 10) { return status }
+        child.signal(SIGKILL)
+        return child.wait(timeout: 10) ?? -9
     }
 
     deinit { stop() }

@@ -12,48 +12,22 @@ public enum ProcessRunner {
     /// Runs `program` (a path, or a name looked up in PATH) with a deadline; a process still
     /// running at the deadline is killed and reported with status -9.
     public static func run(_ program: String, _ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
-        let process = Process()
-        if program.contains("/") {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [program] + arguments
-        }
-        let out = Pipe()
-        let err = Pipe()
-        let inPipe = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = inPipe
-        try process.run()
-        if let input { inPipe.fileHandleForWriting.write(input) }
-        try? inPipe.fileHandleForWriting.close()
+        let child = program.contains("/") ? try ChildProcess(program, arguments) : try ChildProcess("/usr/bin/env", [program] + arguments)
         let collected = Collected()
         let group = DispatchGroup()
-        for (pipe, keyPath) in [(out, \Collected.out), (err, \Collected.err)] {
+        for (fd, keyPath) in [(child.output, \Collected.out), (child.errors, \Collected.err)] {
             group.enter()
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.set(keyPath, data)
-                group.leave()
-            }
+            ChildProcess.drain(fd, chunk: { collected.append(keyPath, $0) }, done: { group.leave() })
         }
-        let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            process.waitUntilExit()
-            finished.signal()
+        child.finishInput(input)
+        var status = child.wait(timeout: timeout)
+        if status == nil {
+            child.signal(SIGKILL)
+            status = child.wait(timeout: 10) ?? -9
         }
-        var status: Int32
-        if finished.wait(timeout: .now() + timeout) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
-            finished.wait()
-            status = -9
-        } else {
-            status = process.terminationStatus
-        }
-        group.wait()
-        return ProcessResult(status: status, stdout: collected.text(\.out), stderr: collected.text(\.err))
+        // A grandchild that kept the pipes open must not hold the test up.
+        _ = group.wait(timeout: .now() + 10)
+        return ProcessResult(status: status ?? -9, stdout: collected.text(\.out), stderr: collected.text(\.err))
     }
 
     /// Whether a program is on PATH.
@@ -66,9 +40,9 @@ private final class Collected: @unchecked Sendable {
     private let lock = NSLock()
     var out = Data()
     var err = Data()
-    func set(_ keyPath: ReferenceWritableKeyPath<Collected, Data>, _ data: Data) {
+    func append(_ keyPath: ReferenceWritableKeyPath<Collected, Data>, _ data: Data) {
         lock.lock()
-        self[keyPath: keyPath] = data
+        self[keyPath: keyPath].append(data)
         lock.unlock()
     }
     func text(_ keyPath: KeyPath<Collected, Data>) -> String {
