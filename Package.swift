@@ -35,10 +35,11 @@ let package = Package(
         .target(name: "SoarMigrations", path: "db", resources: [.embedInCode("sqlite")]),
         .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "SoarMigrations"]),
         .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore"]),
-        .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarStore", "SoarAuth"]),
-        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarServer"]),
+        .target(name: "SoarPush", dependencies: ["SoarCore", "SoarAPNs", "SoarStore"]),
+        .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarStore", "SoarAuth", "SoarPush"]),
+        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarServer"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
-        .target(name: "SoarTesting", dependencies: ["SoarCrypto", "SoarEmulator", "SoarServer"]),
+        .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush"]),
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
@@ -48,7 +49,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarTesting"]),
-        .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarStore", "SoarTesting"]),
+        .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD"]

@@ -11,6 +11,7 @@ public enum Migrations {
     public static let sqlite: [File] = [
         File(name: "0001_auth.sql", bytes: PackageResources._001_auth_sql),
         File(name: "0002_app.sql", bytes: PackageResources._002_app_sql),
+        File(name: "0003_push.sql", bytes: PackageResources._003_push_sql),
     ]
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import SoarAuth
 import SoarCore
 import SoarHTTP
+import SoarPush
 import SoarStore
 
 /// `soar serve`: HTTP -> route table -> gateway (keys, JWT) -> a service (auth, data, functions) -> the store.
@@ -22,6 +23,7 @@ public final class Server: Sendable {
     public let store: any Store
     public let keys: APIKeys
     public let auth: AuthService
+    public let push: PushService
     let logger: Logger
     let metrics = Metrics()
     private let router: Router
@@ -34,8 +36,8 @@ public final class Server: Sendable {
     ///
     /// - Throws: ``HTTPServerError`` when the address cannot be bound.
     public init(
-        configuration: Configuration, store: any Store, keys: APIKeys, functions: FunctionRegistry = FunctionRegistry(),
-        logger: Logger = Logger(), now: @escaping @Sendable () -> Date = Date.init
+        configuration: Configuration, store: any Store, keys: APIKeys, push: PushSettings.Loaded = PushSettings.unset,
+        functions: FunctionRegistry = FunctionRegistry(), logger: Logger = Logger(), now: @escaping @Sendable () -> Date = Date.init
     ) throws(HTTPServerError) {
         self.store = store
         self.keys = keys
@@ -55,6 +57,8 @@ public final class Server: Sendable {
         let gateway = Gateway(keys: keys, auth: auth)
         var router = Router()
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
+        self.push = PushService(settings: push, store: store)
+        PushEndpoints(push: self.push, gateway: gateway).register(in: &router)
         let rest = RestService(store: store, tables: AppTables.all)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
@@ -78,6 +82,7 @@ public final class Server: Sendable {
     /// Stops accepting, finishes requests in flight (up to `grace`), then closes the store.
     public func shutdown(grace: Duration = .seconds(10)) {
         http.shutdown(grace: grace)
+        push.shutdown()
         store.close()
     }
 
@@ -126,7 +131,7 @@ public final class Server: Sendable {
         if let fault, fault.isServerFault {
             switch fault.shape {
             case .auth(let failure): error = failure.message
-            case .rest(_, let message, _, _), .gateway(let message, _): error = message
+            case .rest(_, let message, _, _), .gateway(let message, _), .function(_, let message): error = message
             }
         }
         logger.log(

@@ -22,6 +22,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func notNull(_ column: String, table: String) -> StoreError {
         StoreError(code: "23502", message: "null value in column \"\(column)\" of relation \"\(table)\" violates not-null constraint")
     }
+    public static func checkViolation(_ constraint: String, table: String, details: String) -> StoreError {
+        StoreError(code: "23514", message: "new row for relation \"\(table)\" violates check constraint \"\(constraint)\"", details: details)
+    }
     public static func invalidText(_ type: String, _ value: String) -> StoreError {
         StoreError(code: "22P02", message: "invalid input syntax for type \(type): \"\(value)\"")
     }

@@ -1,6 +1,8 @@
 import Foundation
 import SoarCrypto
+import SoarAPNs
 import SoarEmulator
+import SoarPush
 
 /// An APNs emulator on a free port with its own TLS files and a trusted provider key, stopped
 /// and cleaned up when released.
@@ -39,6 +41,16 @@ public final class EmulatorFixture: @unchecked Sendable {
     public func providerToken(issuedAt: Date = Date(), keyID: String? = nil, teamID: String? = nil, signer: P256Key? = nil) throws -> String {
         try JWT(header: ["kid": .string(keyID ?? self.keyID)], claims: ["iss": .string(teamID ?? self.teamID), "iat": .int(Int(issuedAt.timeIntervalSince1970))])
             .signed(with: signer ?? key)
+    }
+
+    /// Push settings that send both environments here with the trusted key.
+    public func pushSettings() throws -> PushSettings.Loaded {
+        let p8 = try String(contentsOfFile: keyFile, encoding: .utf8)
+        let here = APNsEnvironment(name: "emulator", baseURL: url)
+        return .configured(
+            PushSettings(
+                credentials: try .token(teamID: teamID, keyID: keyID, p8: p8), bundleID: Self.topic, caFile: caFile,
+                destinations: [.sandbox: here, .production: here]))
     }
 
     /// Calls the control API on its own port.

@@ -1,6 +1,7 @@
 import Foundation
 import SoarAuth
 import SoarCore
+import SoarPush
 import SoarServer
 import SoarStore
 
@@ -24,7 +25,11 @@ public final class ServerFixture: Sendable {
     /// - Parameters:
     ///   - configure: changes to the server configuration (limits, lifetimes).
     ///   - now: the server's clock.
-    public init(configure: (inout Server.Configuration) -> Void = { _ in }, now: @escaping @Sendable () -> Date = Date.init) throws {
+    ///   - push: Apple's credentials and destinations (an emulator's), or unset.
+    public init(
+        configure: (inout Server.Configuration) -> Void = { _ in }, push: PushSettings.Loaded = PushSettings.unset,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) throws {
         directory = TemporaryDirectory("soar-serve")
         var configuration = Server.Configuration()
         configuration.port = 0
@@ -35,7 +40,7 @@ public final class ServerFixture: Sendable {
         let keys = try APIKeys(secret: Data("a-test-secret-that-is-long-enough-0123456789".utf8))
         let lines = LogLines()
         logLines = lines
-        server = try Server(configuration: configuration, store: store, keys: keys, logger: Logger(level: .debug) { lines.append($0) }, now: now)
+        server = try Server(configuration: configuration, store: store, keys: keys, push: push, logger: Logger(level: .debug) { lines.append($0) }, now: now)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = 30
         session = URLSession(configuration: sessionConfiguration)

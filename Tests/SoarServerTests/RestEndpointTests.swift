@@ -13,13 +13,13 @@ import Testing
 
     @Test func deviceTokenUpsertIsIdempotent() async throws {
         let alice = try await fixture.signUp("a@example.com")
-        let body = #"{"user_id":"\#(alice.id)","token":"00aa11","platform":"ios"}"#
+        let body = #"{"user_id":"\#(alice.id)","token":"00aa11223344556677","platform":"ios"}"#
         for _ in 0..<2 {
             let answer = try await fixture.call(
                 "POST", "/rest/v1/device_tokens?on_conflict=user_id,token", bearer: alice.token,
                 headers: ["prefer": "resolution=merge-duplicates,return=representation"], body: body)
             #expect(answer.status == 201)
-            #expect(answer.rows.first?["token"] == "00aa11")
+            #expect(answer.rows.first?["token"] == "00aa11223344556677")
         }
         let rows = try await fixture.call("GET", "/rest/v1/device_tokens?select=*", bearer: alice.token, headers: ["prefer": "count=exact"])
         #expect(rows.rows.count == 1)

@@ -37,7 +37,7 @@ import Testing
     @Test func upsertingTheSameTokenTwiceKeepsOneRow() throws {
         let store = try open()
         let alice = try user(store, "a@example.com")
-        let row: RowValues = ["user_id": .text(alice), "token": .text("00aa"), "platform": .text("ios")]
+        let row: RowValues = ["user_id": .text(alice), "token": .text("00aa112233445566"), "platform": .text("ios")]
         for _ in 0..<2 { _ = try store.insert(AppTables.deviceTokens, [row], onConflict: .merge(on: ["user_id", "token"]), as: .user(alice)) }
         let rows = try store.select(AppTables.deviceTokens, RowQuery(), as: .user(alice), counting: true)
         #expect(rows.total == 1)
@@ -118,7 +118,7 @@ extension SQLiteStoreTests {
             try store.insert(AppTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .anon)
         }
         #expect(throws: StoreError.rowSecurity("device_tokens")) {
-            try store.insert(AppTables.deviceTokens, [["token": .text("00aa"), "user_id": .text(alice)]], onConflict: .merge(on: ["user_id", "token"]), as: .anon)
+            try store.insert(AppTables.deviceTokens, [["token": .text("00aa112233445566"), "user_id": .text(alice)]], onConflict: .merge(on: ["user_id", "token"]), as: .anon)
         }
         #expect(try store.select(AppTables.todos, RowQuery(), as: .service, counting: false).rows.isEmpty)
     }

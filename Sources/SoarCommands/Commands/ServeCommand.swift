@@ -1,5 +1,6 @@
 import Foundation
 import SoarAuth
+import SoarPush
 import SoarServer
 import SoarStore
 
@@ -15,10 +16,18 @@ struct ServeCommand: Command {
         Option("--threads", value: "N", help: "HTTP worker threads (default 4)."),
         Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
         Option("--log-level", value: "LEVEL", help: "debug, info, warn or error (default info, or SOAR_LOG_LEVEL)."),
+        Option("--with-emulator", help: "Also run the APNs emulator here; without Apple credentials, push goes to it."),
+        Option("--emulator-port", value: "N", help: "The emulator's APNs port (default 2197; its control API is on the next port, 2198; 0: free ones)."),
+        Option("--emulator-dir", value: "DIR", help: "The emulator's CA, certificate and development key (default .soar/emulator)."),
     ]
     static let discussion = """
         Prints four lines on start: the API URL, the anon key, the service_role key and the database.
         Point any Supabase client at the URL with the anon key. Logs are JSON lines on standard error.
+
+        Push: APNS_TEAM_ID, APNS_KEY_ID, APNS_PRIVATE_KEY (or APNS_PRIVATE_KEY_FILE) and APNS_BUNDLE_ID
+        let send-test-push deliver; APNS_SANDBOX_URL, APNS_PRODUCTION_URL or APNS_URL (with APNS_CA_FILE)
+        send elsewhere than Apple. Without them it answers 503 apns_not_configured, unless
+        --with-emulator points both environments at the emulator it runs.
 
         Keys: JWT_SECRET signs tokens; without it a secret is generated and kept (0600) in
         <db>.jwt-secret. ANON_KEY and SERVICE_ROLE_KEY, when set, must be HS256 JWTs of that secret;
@@ -29,6 +38,13 @@ struct ServeCommand: Command {
     let database: String
     let logLevel: Logger.Level
     let environment: [String: String]
+    let emulator: EmulatorOptions?
+
+    /// `--with-emulator`: where the in-process emulator listens and keeps its files.
+    struct EmulatorOptions {
+        var port: UInt16
+        var directory: String
+    }
 
     init(_ arguments: Arguments) throws(CommandError) {
         guard arguments.positionals.isEmpty else { throw .usage("unexpected argument \(arguments.positionals[0])") }
@@ -49,6 +65,14 @@ struct ServeCommand: Command {
         let levelName = arguments.value("--log-level") ?? environment["SOAR_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(name: levelName) else { throw .usage("--log-level must be debug, info, warn or error, not \"\(levelName)\"") }
         logLevel = level
+        if arguments.flag("--with-emulator") {
+            emulator = EmulatorOptions(port: try arguments.port("--emulator-port") ?? 2197, directory: arguments.value("--emulator-dir") ?? ".soar/emulator")
+        } else {
+            guard arguments.value("--emulator-port") == nil, arguments.value("--emulator-dir") == nil else {
+                throw .usage("--emulator-port and --emulator-dir go with --with-emulator")
+            }
+            emulator = nil
+        }
         if let url = arguments.value("--database-url") ?? environment["DATABASE_URL"], !url.isEmpty {
             throw .configuration("DATABASE_URL / --database-url: this build serves SQLite only (PostgreSQL is not built yet); unset it to use --db")
         }
@@ -56,21 +80,39 @@ struct ServeCommand: Command {
 
     func run(_ console: Console) async throws(CommandError) {
         let termination = Termination()
-        let (store, keys) = try Self.open(database: database, environment: environment)
+        var push: PushSettings.Loaded
+        do { push = try PushSettings.load(environment) } catch { throw .configuration(error.description) }
+        let local = try emulator.map { (options) throws(CommandError) in try LocalEmulator.start(options, host: configuration.host) }
+        if let local, case .notConfigured = push {
+            do { push = .configured(try local.pushSettings(bundleID: environment["APNS_BUNDLE_ID"])) } catch {
+                local.emulator.stop()
+                throw error
+            }
+        }
+        let store: SQLiteStore
+        let keys: APIKeys
+        do { (store, keys) = try Self.open(database: database, environment: environment) } catch {
+            local?.emulator.stop()
+            throw error
+        }
         let server: Server
         do {
-            server = try Server(configuration: configuration, store: store, keys: keys, logger: Logger(level: logLevel))
+            server = try Server(configuration: configuration, store: store, keys: keys, push: push, logger: Logger(level: logLevel))
         } catch {
             store.close()
+            local?.emulator.stop()
             throw .configuration(error.description)
         }
         console.print("API URL: \(server.url)")
         console.print("anon key: \(keys.anonKey)")
         console.print("service_role key: \(keys.serviceRoleKey)")
         console.print("database: \(store.location)")
+        console.print("push: \(server.push.summary)")
+        if let local { console.print("APNs emulator: \(local.emulator.url), control \(local.emulator.controlURL)") }
         console.flush()
         await termination.wait()
         server.shutdown(grace: .seconds(10))
+        local?.emulator.stop()
         console.warn("stopped")
     }
 

@@ -28,9 +28,11 @@ struct Gateway: Sendable {
 
     /// API key, then JWT: sets the exchange's access, as PostgREST does, refusing signed-out sessions.
     ///
+    /// - Parameter apiKeyOptional: for app endpoints outside Supabase's gateway (seed 001's
+    ///   `/api/...`), which authenticate with the bearer JWT alone; a key given is still checked.
     /// - Throws: PostgREST's PGRST301 (bad token) or PGRST303 (expired), 401.
-    func admit(_ exchange: inout Exchange) throws(ServerError) {
-        try requireAPIKey(exchange)
+    func admit(_ exchange: inout Exchange, apiKeyOptional: Bool = false) throws(ServerError) {
+        if !apiKeyOptional || exchange.header("apikey") != nil || exchange.request.queryValue("apikey") != nil { try requireAPIKey(exchange) }
         let token = bearer(exchange) ?? ""
         exchange.bearer = token
         let verified: VerifiedToken

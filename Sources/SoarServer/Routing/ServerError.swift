@@ -12,8 +12,10 @@ public struct ServerError: Error, Sendable {
         case auth(AuthError)
         /// PostgREST: `{code, message, details, hint}`.
         case rest(code: String, message: String, details: String?, hint: String?)
-        /// The API gateway's and functions' `{message}` (with `code` when there is one).
+        /// The API gateway's `{message}` (with `code` when there is one).
         case gateway(message: String, code: String?)
+        /// A function's own answer: `{error, message}`, `error` a stable code.
+        case function(code: String, message: String)
     }
 
     let status: Int
@@ -27,6 +29,10 @@ public struct ServerError: Error, Sendable {
 
     public static func gateway(_ status: Int, _ message: String, code: String? = nil) -> ServerError {
         ServerError(status: status, shape: .gateway(message: message, code: code))
+    }
+
+    public static func function(_ status: Int, _ code: String, _ message: String) -> ServerError {
+        ServerError(status: status, shape: .function(code: code, message: message))
     }
 
     /// A store error with PostgREST's status for its SQLSTATE; 42501 is 401 for anon, 403 otherwise.
@@ -55,6 +61,8 @@ public struct ServerError: Error, Sendable {
             var body: [String: JSONValue] = ["message": .string(message)]
             if let code { body["code"] = .string(code) }
             return .json(status, .object(body))
+        case .function(let code, let message):
+            return .json(status, ["error": .string(code), "message": .string(message)])
         }
     }
 }

@@ -19,6 +19,12 @@ public struct RowQuery: Sendable {
         public let column: String
         public let descending: Bool
         public let nullsFirst: Bool
+
+        public init(column: String, descending: Bool = false, nullsFirst: Bool = false) {
+            self.column = column
+            self.descending = descending
+            self.nullsFirst = nullsFirst
+        }
     }
 
     public enum Operator: String, Sendable, CaseIterable {

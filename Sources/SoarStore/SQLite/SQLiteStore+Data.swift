@@ -26,6 +26,7 @@ extension SQLiteStore {
         var statements: [(String, [SQLValue])] = []
         for values in rows {
             let full = try complete(values, table: table, access: access, time: time)
+            try table.checkValues(full)
             // The policy's WITH CHECK side: a client inserts only rows it owns (anon owns none).
             if access.role != .serviceRole {
                 guard let id = access.userID, full[table.owner] == .text(id) else { throw .rowSecurity(table.name) }
@@ -81,6 +82,7 @@ extension SQLiteStore {
         for (name, value) in values where value == .null && table.column(name)?.nullable == false {
             throw .notNull(name, table: table.name)
         }
+        try table.checkValues(values)
         var sql = SQLiteSQL(table)
         let names = table.columns.map(\.name).filter { values[$0] != nil }
         guard !names.isEmpty else { return [] }

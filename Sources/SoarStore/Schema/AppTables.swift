@@ -4,8 +4,10 @@ public enum AppTables {
         "device_tokens",
         columns: [
             Column("user_id", .uuid, default: .callerID),
-            Column("token", .text),
+            Column("token", .text, check: .hexToken(bytes: 8...256)),
             Column("platform", .text, default: .value(.text("ios"))),
+            Column("environment", .text, nullable: true, check: .oneOf(["sandbox", "production"])),
+            Column("bundle_id", .text, nullable: true),
             Column("updated_at", .timestamptz, default: .now, touchedOnUpdate: true),
             Column("created_at", .timestamptz, default: .now),
         ],

@@ -10,18 +10,31 @@ public struct Column: Sendable {
         case none, randomUUID, now, callerID, value(SQLValue)
     }
 
+    /// A rule every written value must keep, beyond its type (a CHECK constraint in Postgres).
+    public enum Check: Sendable {
+        /// An APNs device token as hex: an even number of hex digits, `bytes` long once decoded.
+        case hexToken(bytes: ClosedRange<Int>)
+        /// One of these values.
+        case oneOf([String])
+    }
+
     public let name: String
     public let kind: Kind
     public let nullable: Bool
     public let defaultValue: Default
     /// Set to now on every update that does not set it itself.
     public let touchedOnUpdate: Bool
+    public let check: Check?
 
-    public init(_ name: String, _ kind: Kind, nullable: Bool = false, default defaultValue: Default = .none, touchedOnUpdate: Bool = false) {
+    public init(
+        _ name: String, _ kind: Kind, nullable: Bool = false, default defaultValue: Default = .none, touchedOnUpdate: Bool = false,
+        check: Check? = nil
+    ) {
         self.name = name
         self.kind = kind
         self.nullable = nullable
         self.defaultValue = defaultValue
         self.touchedOnUpdate = touchedOnUpdate
+        self.check = check
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+import SoarCore
+import SoarStore
+
+/// Push's reads and writes of `device_tokens`, as the service role (push acts for the server).
+struct DeviceRows: Sendable {
+    let store: any DataStore
+    private var table: Table { AppTables.deviceTokens }
+
+    /// The user's iOS devices, oldest registration first.
+    func iOSDevices(of userID: String) throws(StoreError) -> [Device] {
+        var query = RowQuery()
+        query.condition = .all([Self.equal("user_id", userID), Self.equal("platform", "ios")])
+        query.order = [RowQuery.Order(column: "created_at", descending: false, nullsFirst: false)]
+        let rows = try store.select(table, query, as: .service, counting: false).rows
+        return rows.map(device)
+    }
+
+    /// Deletes the device's row. With Apple's timestamp (a 410), only if the row was not
+    /// registered again after Apple learned the token was gone.
+    ///
+    /// - Returns: whether a row was deleted.
+    func remove(_ device: Device, unlessUpdatedSince appleTime: Date?) throws(StoreError) -> Bool {
+        var conditions = key(device)
+        if let appleTime {
+            conditions.append(.compare(column: "updated_at", op: .lt, operand: .value(.text(Timestamp.postgres(appleTime)))))
+        }
+        return try !store.delete(table, where: .all(conditions), as: .service).isEmpty
+    }
+
+    /// Records where the device's token works, leaving `updated_at` as it was (the app did not register again).
+    func record(_ environment: PushEnvironment, for device: Device) throws(StoreError) {
+        _ = try store.update(
+            table, set: ["environment": .text(environment.rawValue), "updated_at": .text(device.updatedAt)], where: .all(key(device)), as: .service)
+    }
+
+    private func key(_ device: Device) -> [RowQuery.Condition] {
+        [Self.equal("user_id", device.userID), Self.equal("token", device.token)]
+    }
+
+    private static func equal(_ column: String, _ value: String) -> RowQuery.Condition {
+        .compare(column: column, op: .eq, operand: .value(.text(value)))
+    }
+
+    private func device(_ row: StoredRow) -> Device {
+        func text(_ name: String) -> String? {
+            guard let position = table.position(of: name), case .text(let value) = row[position] else { return nil }
+            return value
+        }
+        return Device(
+            userID: text("user_id") ?? "", token: text("token") ?? "", environment: text("environment").flatMap(PushEnvironment.init(named:)),
+            bundleID: text("bundle_id"), updatedAt: text("updated_at") ?? "")
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import SoarCore
+import SoarHTTP
+import SoarPush
+
+/// Push's routes: the seed's `send-test-push` function and seed 001's device-token endpoint.
+struct PushEndpoints: Sendable {
+    let push: PushService
+    let gateway: Gateway
+
+    func register(in router: inout Router) {
+        router.add(["POST"], "/functions/v1/send-test-push") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            let userID = try caller(exchange, "send-test-push sends to the caller's own devices")
+            let body = try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }
+            let push = self.push
+            return try Self.answer(status: 200) { () async throws(PushError) -> JSONValue in try await push.sendTestPush(userID: userID, body: body) }
+        }
+        router.add(["POST", "DELETE"], "/api/creator/device_tokens") { exchange throws(ServerError) in
+            try gateway.admit(&exchange, apiKeyOptional: true)
+            let userID = try caller(exchange, "a device token belongs to a signed-in user")
+            let body = try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }
+            do throws(PushError) {
+                if exchange.request.method == "POST" {
+                    return .json(201, .object(try push.register(userID: userID, body: body)))
+                }
+                guard let token = body.objectValue?["token"]?.stringValue ?? exchange.request.queryValue("token") else {
+                    throw PushError.invalid("token is required (in the body or as ?token=)")
+                }
+                _ = try push.unregister(userID: userID, token: token)
+                return HTTPResponse(status: 204)
+            } catch {
+                throw Self.serverError(error)
+            }
+        }
+    }
+
+    /// The signed-in user's id; anon and the service role are refused with a reason.
+    private func caller(_ exchange: Exchange, _ why: String) throws(ServerError) -> String {
+        guard exchange.access.role == .authenticated, let id = exchange.access.userID else {
+            let status = exchange.access.role == .anon ? 401 : 403
+            throw .function(status, status == 401 ? "unauthorized" : "forbidden", "A user's access token is required: \(why)")
+        }
+        return id
+    }
+
+    /// Runs the push service's async work to its end on this HTTP worker thread.
+    private static func answer(status: Int, _ work: @escaping @Sendable () async throws(PushError) -> JSONValue) throws(ServerError) -> HTTPResponse {
+        let result = Blocking.run { () async -> Result<JSONValue, PushError> in
+            do throws(PushError) { return .success(try await work()) } catch { return .failure(error) }
+        }
+        switch result {
+        case .success(let json): return .json(status, json)
+        case .failure(let error): throw serverError(error)
+        }
+    }
+
+    static func serverError(_ error: PushError) -> ServerError {
+        .function(error.status, error.code, error.message)
+    }
+}
+
+/// Waits on a worker thread of the HTTP server (never a Swift concurrency thread) for async work.
+enum Blocking {
+    static func run<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+        let box = Box<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            box.value = await work()
+            done.signal()
+        }
+        done.wait()
+        return box.value!
+    }
+
+    private final class Box<T>: @unchecked Sendable {
+        var value: T?
+    }
+}

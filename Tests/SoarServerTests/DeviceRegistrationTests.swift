@@ -1,0 +1,66 @@
+import Foundation
+import SoarCore
+import SoarTesting
+import Testing
+
+/// Device tokens: the data API's upsert and seed 001's endpoint share one row and one set of rules.
+@Suite struct DeviceRegistrationTests {
+    let fixture: ServerFixture
+    init() throws { fixture = try ServerFixture() }
+
+    static let token = String(repeating: "ab", count: 32)
+
+    @Test func creatorEndpointUpsertsOnceAndDeletes() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let body = #"{"token":"\#(Self.token)","platform":"ios","environment":"production","bundle_id":"com.example.app"}"#
+        for _ in 0..<2 {
+            // Seed 001's client sends only its bearer token, no apikey.
+            let answer = try await fixture.call("POST", "/api/creator/device_tokens", bearer: alice.token, headers: ["apikey": ""], body: body)
+            #expect(answer.status == 201, "\(answer.text)")
+            #expect(answer.object["environment"] == "production" && answer.object["user_id"] == .string(alice.id))
+        }
+        let rows = try await fixture.call("GET", "/rest/v1/device_tokens?select=token,environment,bundle_id", bearer: alice.token)
+        #expect(rows.rows.count == 1 && rows.rows.first?["bundle_id"] == "com.example.app")
+        let removed = try await fixture.call("DELETE", "/api/creator/device_tokens", bearer: alice.token, body: #"{"token":"\#(Self.token)"}"#)
+        #expect(removed.status == 204)
+        let after = try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: alice.token)
+        #expect(after.rows.isEmpty)
+    }
+
+    @Test func creatorEndpointRefusesStrangersAndBadInput() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let anon = try await fixture.call("POST", "/api/creator/device_tokens", body: #"{"token":"\#(Self.token)"}"#)
+        #expect(anon.status == 401 && anon.object["error"] == "unauthorized")
+        let service = try await fixture.call("POST", "/api/creator/device_tokens", bearer: fixture.serviceKey, body: #"{"token":"\#(Self.token)"}"#)
+        #expect(service.status == 403)
+        for (body, words) in [
+            (#"{"token":"zz11"}"#, "not a hex digit"), (#"{"token":"0a0b"}"#, "8 to 256 bytes"), (#"{}"#, "token is required"),
+            (#"{"token":"\#(Self.token)","environment":"staging"}"#, "sandbox, production"), (#"{"token":1}"#, "token is required"),
+            (#"{"token":"\#(Self.token)","colour":"red"}"#, "unknown field"), ("[1]", "JSON object"), ("{", "not JSON"),
+        ] {
+            let answer = try await fixture.call("POST", "/api/creator/device_tokens", bearer: alice.token, body: body)
+            #expect(answer.status == 400 && answer.object["message"]?.stringValue?.contains(words) == true, "\(body): \(answer.text)")
+        }
+        let rows = try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: alice.token)
+        #expect(rows.rows.isEmpty, "nothing stored by refused requests")
+    }
+
+    @Test func dataAPIChecksTokensAndEnvironments() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let upsert = ["prefer": "resolution=merge-duplicates,return=representation"]
+        let bad = try await fixture.call(
+            "POST", "/rest/v1/device_tokens?on_conflict=user_id,token", bearer: alice.token, headers: upsert, body: #"{"token":"<ab cd>"}"#)
+        #expect(bad.status == 400 && bad.object["code"] == "23514", "\(bad.text)")
+        #expect(bad.object["message"] == #"new row for relation "device_tokens" violates check constraint "device_tokens_token_check""#)
+        let long = String(repeating: "0", count: 514)
+        let tooLong = try await fixture.call("POST", "/rest/v1/device_tokens", bearer: alice.token, body: #"{"token":"\#(long)"}"#)
+        #expect(tooLong.status == 400 && tooLong.object["code"] == "23514")
+        let good = try await fixture.call(
+            "POST", "/rest/v1/device_tokens?on_conflict=user_id,token", bearer: alice.token, headers: upsert,
+            body: #"{"token":"\#(Self.token)","environment":"sandbox"}"#)
+        #expect(good.status == 201 && good.rows.first?["environment"] == "sandbox")
+        let patched = try await fixture.call(
+            "PATCH", "/rest/v1/device_tokens?token=eq.\(Self.token)", bearer: alice.token, body: #"{"environment":"prod"}"#)
+        #expect(patched.status == 400 && patched.object["code"] == "23514")
+    }
+}

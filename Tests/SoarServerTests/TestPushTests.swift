@@ -1,0 +1,99 @@
+import Foundation
+import SoarCore
+import SoarEmulator
+import SoarTesting
+import Testing
+
+/// `send-test-push` against the APNs emulator: the caller's own devices only, dead tokens
+/// removed as APNs says, and a safe no-op answer when APNs is not configured.
+@Suite struct TestPushTests {
+    static func token(_ n: Int) -> String { String(format: "%02x", n) + String(repeating: "ab", count: 31) }
+
+    /// Registers `tokens` for a new user through the data API, as the seed's registrar does.
+    func user(_ fixture: ServerFixture, _ email: String, tokens: [String]) async throws -> (token: String, refresh: String, id: String) {
+        let user = try await fixture.signUp(email)
+        for token in tokens {
+            let answer = try await fixture.call(
+                "POST", "/rest/v1/device_tokens?on_conflict=user_id,token", bearer: user.token,
+                headers: ["prefer": "resolution=merge-duplicates"], body: #"{"user_id":"\#(user.id)","token":"\#(token)","platform":"ios"}"#)
+            #expect(answer.status == 201, "\(answer.text)")
+        }
+        return user
+    }
+
+    func deviceCount(_ fixture: ServerFixture, _ user: (token: String, refresh: String, id: String)) async throws -> Int {
+        try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: user.token).rows.count
+    }
+
+    @Test func eachUserReachesOnlyTheirOwnDevices() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1), Self.token(2)])
+        let bob = try await user(fixture, "b@example.com", tokens: [Self.token(3)])
+        let answer = try await fixture.call(
+            "POST", "/functions/v1/send-test-push", bearer: alice.token,
+            body: #"{"title":"Hi","body":"From the test","deeplink":"soar:///notifications","environment":"sandbox"}"#)
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(answer.object["sent"] == 2 && answer.object["delivered"] == 2 && answer.object["removed"] == 0)
+        let results = answer.object["results"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        #expect(results.allSatisfy { $0["status"] == "delivered" && $0["apns_id"]?.stringValue?.count == 36 })
+        #expect(results.first?["token"] == "01ababab…abab", "tokens are shortened in answers")
+        let delivered = Set(emulator.emulator.state.deliveries.map(\.token))
+        #expect(delivered == [Self.token(1), Self.token(2)])
+        let payload = try #require(emulator.emulator.state.deliveries.first?.payload)
+        #expect(payload.objectValue?["deeplink"] == "soar:///notifications", "\(payload)")
+        #expect(payload.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["title"] == "Hi", "\(payload)")
+        _ = bob
+    }
+
+    @Test func deadTokensAreRemovedButARegistrationAfterApplesTimestampSurvives() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1), Self.token(2), Self.token(3), Self.token(4)])
+        let state = emulator.emulator.state
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        state.setMark(.bad, for: Self.token(1))
+        state.setMark(.unregistered(since: now + 60_000), for: Self.token(2))
+        // Apple learned token 3 was gone an hour ago; the app registered it again since.
+        state.setMark(.unregistered(since: now - 3_600_000), for: Self.token(3))
+        let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: "{}")
+        #expect(answer.status == 200, "\(answer.text)")
+        let results = answer.object["results"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        #expect(results.map { $0["reason"] } == ["BadDeviceToken", "Unregistered", "Unregistered", .null])
+        #expect(results.map { $0["removed"] } == [true, true, false, false])
+        #expect(answer.object["removed"] == 2 && answer.object["delivered"] == 1)
+        let left = try await fixture.call("GET", "/rest/v1/device_tokens?select=token&order=token", bearer: alice.token)
+        #expect(left.rows.map { $0["token"] } == [.string(Self.token(3)), .string(Self.token(4))])
+    }
+
+    @Test func notConfiguredIsASafeNoOp() async throws {
+        let fixture = try ServerFixture()
+        let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1)])
+        let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: #"{"title":"x"}"#)
+        #expect(answer.status == 503 && answer.object["error"] == "apns_not_configured", "\(answer.text)")
+        let message = answer.object["message"]?.stringValue ?? ""
+        #expect(message.contains("APNS_TEAM_ID") && message.contains("APNS_BUNDLE_ID"))
+        #expect(try await deviceCount(fixture, alice) == 1, "nothing changed")
+    }
+
+    @Test func callersAndBodiesAreChecked() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let alice = try await user(fixture, "a@example.com", tokens: [])
+        let anon = try await fixture.call("POST", "/functions/v1/send-test-push", body: "{}")
+        #expect(anon.status == 401)
+        let noKey = try await fixture.call("POST", "/functions/v1/send-test-push", headers: ["apikey": ""], body: "{}")
+        #expect(noKey.status == 401)
+        let service = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: fixture.serviceKey, body: "{}")
+        #expect(service.status == 403)
+        for (body, words) in [
+            (#"{"title":5}"#, "title must be a string"), (#"{"environment":"staging"}"#, "sandbox"), ("[]", "JSON object"), ("{", "not JSON"),
+        ] {
+            let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: body)
+            #expect(answer.status == 400 && answer.object["message"]?.stringValue?.contains(words) == true, "\(body): \(answer.text)")
+        }
+        let none = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: "{}")
+        #expect(none.status == 200 && none.object["sent"] == 0 && none.object["message"]?.stringValue?.contains("No iOS device") == true)
+        #expect(emulator.emulator.state.deliveries.isEmpty)
+    }
+}
