@@ -11,6 +11,7 @@ public final class APNsEmulator: Sendable {
     public let state: EmulatorState
     public let configuration: EmulatorConfiguration
     private let server: H2Server
+    private let productionServer: H2Server?
     private let controlServer: HTTPServer?
 
     /// - Throws: ``EmulatorError`` when a port is taken or the TLS files do not load.
@@ -37,13 +38,27 @@ public final class APNsEmulator: Sendable {
             }
         }
         let relay = ListenerRelay()
-        let control = ControlAPI(state: state, now: now) { relay.server?.setAccepting($0) }
-        let service = EmulatorService(
-            validator: RequestValidator(state: state, allowedTopics: configuration.allowedTopics, now: now),
-            control: control, streamLimits: (configuration.initialStreamLimit, configuration.raisedStreamLimit), log: configuration.deliveryLog)
-        let server = try H2Server(host: configuration.host, port: configuration.port, tls: tls, handler: service)
-        relay.server = server
-        if !configuration.faults.accepting { server.setAccepting(false) }
+        let control = ControlAPI(state: state, now: now) { accepting in relay.servers.forEach { $0.setAccepting(accepting) } }
+        func service(_ environment: String?) -> EmulatorService {
+            EmulatorService(
+                validator: RequestValidator(state: state, allowedTopics: configuration.allowedTopics, now: now),
+                control: control, streamLimits: (configuration.initialStreamLimit, configuration.raisedStreamLimit), log: configuration.deliveryLog,
+                environment: environment)
+        }
+        let split = configuration.productionPort != nil
+        let server = try H2Server(host: configuration.host, port: configuration.port, tls: tls, handler: service(split ? "sandbox" : nil))
+        if let productionPort = configuration.productionPort {
+            do {
+                productionServer = try H2Server(host: configuration.host, port: productionPort, tls: tls, handler: service("production"))
+            } catch {
+                server.stop()
+                throw error
+            }
+        } else {
+            productionServer = nil
+        }
+        relay.servers = [server] + (productionServer.map { [$0] } ?? [])
+        if !configuration.faults.accepting { relay.servers.forEach { $0.setAccepting(false) } }
         self.server = server
         if let controlPort = configuration.controlPort {
             do {
@@ -53,6 +68,7 @@ public final class APNsEmulator: Sendable {
                 }
             } catch {
                 server.stop()
+                productionServer?.stop()
                 throw EmulatorError(error.description)
             }
         } else {
@@ -63,8 +79,12 @@ public final class APNsEmulator: Sendable {
     public var port: UInt16 { server.port }
     public var controlPort: UInt16? { controlServer?.port }
 
-    /// The base URL providers send to, e.g. `https://127.0.0.1:2197`.
-    public var url: String { "\(configuration.h2c ? "http" : "https")://\(Self.hostForURL(configuration.host)):\(port)" }
+    /// The base URL providers send to, e.g. `https://127.0.0.1:2197` (the sandbox's, with a production port).
+    public var url: String { url(port) }
+    /// The production listener's base URL, when there is one.
+    public var productionURL: String? { productionServer.map { url($0.port) } }
+
+    private func url(_ port: UInt16) -> String { "\(configuration.h2c ? "http" : "https")://\(Self.hostForURL(configuration.host)):\(port)" }
     public var controlURL: String {
         controlPort.map { "http://\(Self.hostForURL(configuration.host)):\($0)" } ?? url + "/_emulator"
     }
@@ -72,12 +92,13 @@ public final class APNsEmulator: Sendable {
     public func stop() {
         controlServer?.stop()
         server.stop()
+        productionServer?.stop()
     }
 
     static func hostForURL(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 }
 
-/// Lets the control API reach the listener that is created after it.
+/// Lets the control API reach the listeners that are created after it.
 private final class ListenerRelay: @unchecked Sendable {
-    var server: H2Server?
+    var servers: [H2Server] = []
 }

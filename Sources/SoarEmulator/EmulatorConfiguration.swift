@@ -6,6 +6,9 @@ public struct EmulatorConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// 0 picks a free port.
     public var port: UInt16 = 0
+    /// A second APNs port for the production environment (0: a free one). With it, `port` is the
+    /// sandbox, and a token registered to one environment gets BadDeviceToken on the other.
+    public var productionPort: UInt16?
     /// The plain-HTTP control port; nil serves the control API only under `/_emulator/`.
     public var controlPort: UInt16? = 0
     /// TLS certificate and key files; nil with ``h2c`` for cleartext HTTP/2 (prior knowledge).

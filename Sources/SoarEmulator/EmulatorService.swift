@@ -12,13 +12,19 @@ final class EmulatorService: StreamHandler {
     let initialStreamLimit: UInt32
     let raisedStreamLimit: UInt32
     let log: (@Sendable (String) -> Void)?
+    /// This listener's environment when there is one for each; nil answers every token.
+    let environment: String?
     var state: EmulatorState { validator.state }
 
-    init(validator: RequestValidator, control: ControlAPI, streamLimits: (UInt32, UInt32), log: (@Sendable (String) -> Void)?) {
+    init(
+        validator: RequestValidator, control: ControlAPI, streamLimits: (UInt32, UInt32), log: (@Sendable (String) -> Void)?,
+        environment: String? = nil
+    ) {
         self.validator = validator
         self.control = control
         (initialStreamLimit, raisedStreamLimit) = streamLimits
         self.log = log
+        self.environment = environment
     }
 
     func connectionOpened() { state.connectionOpened() }
@@ -40,11 +46,17 @@ final class EmulatorService: StreamHandler {
             action.response = Self.rejection(reason: faults.reason.rawValue, status: faults.reason.status, apnsID: request.header("apns-id") ?? RandomUUID.lowercase(), timestamp: nil)
             return action
         }
-        switch validator.validate(request, auth: &auth) {
+        var verdict = validator.validate(request, auth: &auth)
+        let token = String(request.path.dropFirst("/3/device/".count)).lowercased()
+        // A token registered to the other environment is a BadDeviceToken here, as Apple answers it.
+        if case .accepted(let apnsID, _) = verdict, let environment, let registered = state.environment(of: token), registered != environment {
+            verdict = .rejected(reason: APNsReason.badDeviceToken.rawValue, status: 400, apnsID: apnsID, timestamp: nil)
+        }
+        switch verdict {
         case .accepted(let apnsID, let payload):
-            let token = String(request.path.dropFirst("/3/device/".count)).lowercased()
             let headers = request.headers.filter { $0.0.hasPrefix("apns-") }
-            let delivery = Delivery(time: validator.now(), token: token, apnsID: apnsID, headers: headers, payload: payload)
+            var delivery = Delivery(time: validator.now(), token: token, apnsID: apnsID, headers: headers, payload: payload)
+            delivery.environment = environment
             state.record(delivery)
             action.recorded = true
             log?(delivery.jsonLine)

@@ -43,14 +43,16 @@ public final class EmulatorFixture: @unchecked Sendable {
             .signed(with: signer ?? key)
     }
 
-    /// Push settings that send both environments here with the trusted key.
+    /// Push settings that send each environment to its listener here (both to the one listener
+    /// without a production port), with the trusted key.
     public func pushSettings() throws -> PushSettings.Loaded {
         let p8 = try String(contentsOfFile: keyFile, encoding: .utf8)
-        let here = APNsEnvironment(name: "emulator", baseURL: url)
+        let sandbox = APNsEnvironment(name: "sandbox", baseURL: url)
+        let production = APNsEnvironment(name: "production", baseURL: emulator.productionURL ?? url)
         return .configured(
             PushSettings(
                 credentials: try .token(teamID: teamID, keyID: keyID, p8: p8), bundleID: Self.topic, caFile: caFile,
-                destinations: [.sandbox: here, .production: here]))
+                destinations: [.sandbox: sandbox, .production: production]))
     }
 
     /// Calls the control API on its own port.

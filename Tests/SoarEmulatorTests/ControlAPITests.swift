@@ -39,4 +39,14 @@ import Testing
         #expect(call("POST", "/tokens/00bb/unregister").status == 200)
         #expect(state.mark("00bb") == .unregistered(since: 1_000_000))
     }
+
+    @Test func aTokenIsRegisteredToOneEnvironmentAndForgotten() {
+        #expect(call("POST", "/tokens/00aa/environment", #"{"environment":"staging"}"#).status == 400)
+        #expect(call("POST", "/tokens/00aa/environment", "").status == 400)
+        #expect(state.environment(of: "00aa") == nil, "nothing changed")
+        #expect(call("POST", "/tokens/00AA/environment", #"{"environment":"production"}"#).status == 200)
+        #expect(state.environment(of: "00aa") == "production")
+        #expect(call("DELETE", "/tokens/00aa").status == 200)
+        #expect(state.environment(of: "00aa") == nil)
+    }
 }

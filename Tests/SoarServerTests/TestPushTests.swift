@@ -66,6 +66,30 @@ import Testing
         #expect(left.rows.map { $0["token"] } == [.string(Self.token(3)), .string(Self.token(4))])
     }
 
+    @Test func aTokenSentToTheWrongEnvironmentIsHealedNotDeleted() async throws {
+        let emulator = try EmulatorFixture { $0.productionPort = 0 }
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        // A TestFlight build's token (production) and a debug build's (sandbox), neither recorded yet.
+        let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1), Self.token(2)])
+        #expect(try emulator.control("POST", "/tokens/\(Self.token(1))/environment", body: #"{"environment":"production"}"#).status == 0)
+        #expect(try emulator.control("POST", "/tokens/\(Self.token(2))/environment", body: #"{"environment":"sandbox"}"#).status == 0)
+        let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: #"{"environment":"sandbox"}"#)
+        #expect(answer.object["delivered"] == 2 && answer.object["removed"] == 0, "\(answer.text)")
+        let results = answer.object["results"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        #expect(results.map { $0["environment"] } == ["production", "sandbox"])
+        #expect(results[0]["environment_healed"]?.stringValue?.contains("BadDeviceToken in sandbox") == true)
+        #expect(results[1]["environment_healed"] == nil)
+        let rows = try await fixture.call("GET", "/rest/v1/device_tokens?select=token,environment&order=token", bearer: alice.token)
+        #expect(rows.rows.map { $0["environment"] } == ["production", .null], "the healed row records where it works")
+        let deliveries = emulator.emulator.state.deliveries.map { [$0.token: $0.environment ?? "?"] }
+        #expect(deliveries.contains([Self.token(1): "production"]) && deliveries.contains([Self.token(2): "sandbox"]))
+        // The next send goes straight to production for the healed device: no new BadDeviceToken.
+        let before = emulator.emulator.state.counters.rejected["BadDeviceToken"] ?? 0
+        let again = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: #"{"environment":"sandbox"}"#)
+        #expect(again.object["delivered"] == 2)
+        #expect(emulator.emulator.state.counters.rejected["BadDeviceToken"] ?? 0 == before)
+    }
+
     @Test func notConfiguredIsASafeNoOp() async throws {
         let fixture = try ServerFixture()
         let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1)])

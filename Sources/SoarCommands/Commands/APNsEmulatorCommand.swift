@@ -8,6 +8,7 @@ struct APNsEmulatorCommand: Command {
     static let summary = "Run a local APNs look-alike (HTTP/2 + TLS) that validates, records and injects faults."
     static let options = [
         Option("--port", value: "N", help: "APNs port (default 2197; 0 picks a free one)."),
+        Option("--production-port", value: "N", help: "A second APNs port for production (0: a free one); --port is then the sandbox."),
         Option("--control-port", value: "N", help: "Control API port, plain HTTP (default 2198, or a free one with --port 0)."),
         Option("--host", value: "IP", help: "Address to listen on (default 127.0.0.1)."),
         Option("--dir", value: "DIR", help: "Where the CA, server certificate and development key live (default .soar/emulator)."),
@@ -34,12 +35,14 @@ struct APNsEmulatorCommand: Command {
         Option("--quiet", help: "Print no delivery lines."),
     ]
     static let discussion = """
-        Prints three lines: the APNs URL, the CA file to trust, and the control URL; then one JSON line
+        Prints three lines: the APNs URL, the CA file to trust, and the control URL (and a fourth,
+        "production:", with --production-port, where tokens registered to one environment with
+        POST /tokens/HEX/environment get BadDeviceToken on the other); then one JSON line
         per accepted notification. Without --key-id it trusts a development key kept in --dir (team
         \(DevelopmentKey.teamID), key \(DevelopmentKey.keyID)), whose path it prints on standard error.
 
         Control API (JSON): GET /deliveries, DELETE /deliveries, POST /tokens/HEX/unregister,
-        POST /tokens/HEX/bad, DELETE /tokens/HEX, GET /stats, GET|POST|DELETE /faults, POST /reset.
+        POST /tokens/HEX/bad, POST /tokens/HEX/environment, DELETE /tokens/HEX, GET /stats, GET|POST|DELETE /faults, POST /reset.
         The same endpoints answer under /_emulator/ on the APNs port.
         """
 
@@ -58,6 +61,7 @@ struct APNsEmulatorCommand: Command {
         configuration.port = try arguments.port("--port") ?? 2197
         // A free APNs port means a free control port too, unless one is named: two emulators can run.
         configuration.controlPort = try arguments.port("--control-port") ?? (configuration.port == 0 ? 0 : 2198)
+        configuration.productionPort = try arguments.port("--production-port")
         configuration.h2c = arguments.flag("--h2c")
         configuration.clientCAFile = arguments.value("--client-ca")
         let topics = arguments.all("--topic")
@@ -113,6 +117,7 @@ struct APNsEmulatorCommand: Command {
         console.print("APNs emulator: \(emulator.url)")
         console.print("CA file: \(configuration.h2c ? "none (h2c)" : customCertificate ? configuration.certificateFile! : Self.absolute(files.caFile))")
         console.print("control: \(emulator.controlURL)")
+        if let production = emulator.productionURL { console.print("production: \(production)") }
         console.flush()
         await termination.wait()
         emulator.stop()

@@ -16,6 +16,7 @@ struct LocalEmulator {
         configuration.host = host
         configuration.port = options.port
         configuration.controlPort = options.port == 0 ? 0 : options.port + 1
+        configuration.productionPort = options.port == 0 ? 0 : options.port + 2
         configuration.keep = 1000
         do {
             try files.prepareCertificates()
@@ -28,7 +29,7 @@ struct LocalEmulator {
         }
     }
 
-    /// Push settings that deliver both environments here with the development key.
+    /// Push settings that deliver each environment to its listener here, with the development key.
     func pushSettings(bundleID: String?) throws(CommandError) -> PushSettings {
         let credentials: APNsCredentials
         do {
@@ -37,9 +38,10 @@ struct LocalEmulator {
         } catch {
             throw .configuration("cannot read the emulator's development key \(files.developmentKeyFile): \(ErrorText.describe(error))")
         }
-        let here = APNsEnvironment(name: "emulator", baseURL: emulator.url)
+        let sandbox = APNsEnvironment(name: "sandbox", baseURL: emulator.url)
+        let production = APNsEnvironment(name: "production", baseURL: emulator.productionURL ?? emulator.url)
         return PushSettings(
             credentials: credentials, bundleID: bundleID.flatMap { $0.isEmpty ? nil : $0 } ?? "com.soarstarter.SoarStarterSwift", caFile: files.caFile,
-            destinations: [.sandbox: here, .production: here])
+            destinations: [.sandbox: sandbox, .production: production])
     }
 }

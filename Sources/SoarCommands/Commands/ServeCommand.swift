@@ -17,7 +17,7 @@ struct ServeCommand: Command {
         Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
         Option("--log-level", value: "LEVEL", help: "debug, info, warn or error (default info, or SOAR_LOG_LEVEL)."),
         Option("--with-emulator", help: "Also run the APNs emulator here; without Apple credentials, push goes to it."),
-        Option("--emulator-port", value: "N", help: "The emulator's APNs port (default 2197; its control API is on the next port, 2198; 0: free ones)."),
+        Option("--emulator-port", value: "N", help: "The emulator's sandbox port (default 2197; control 2198, production 2199; 0: free ones)."),
         Option("--emulator-dir", value: "DIR", help: "The emulator's CA, certificate and development key (default .soar/emulator)."),
     ]
     static let discussion = """
@@ -108,7 +108,9 @@ struct ServeCommand: Command {
         console.print("service_role key: \(keys.serviceRoleKey)")
         console.print("database: \(store.location)")
         console.print("push: \(server.push.summary)")
-        if let local { console.print("APNs emulator: \(local.emulator.url), control \(local.emulator.controlURL)") }
+        if let local {
+            console.print("APNs emulator: sandbox \(local.emulator.url), production \(local.emulator.productionURL ?? local.emulator.url), control \(local.emulator.controlURL)")
+        }
         console.flush()
         await termination.wait()
         server.shutdown(grace: .seconds(10))

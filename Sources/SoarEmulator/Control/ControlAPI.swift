@@ -5,7 +5,8 @@ import SoarCore
 /// `/_emulator/` on the APNs port.
 ///
 /// `GET /deliveries`, `DELETE /deliveries`, `POST /tokens/<hex>/unregister` (optional body
-/// `{"timestamp": ms}`), `POST /tokens/<hex>/bad`, `DELETE /tokens/<hex>`, `GET /stats`,
+/// `{"timestamp": ms}`), `POST /tokens/<hex>/bad`, `POST /tokens/<hex>/environment`
+/// (`{"environment": "production"}`), `DELETE /tokens/<hex>`, `GET /stats`,
 /// `GET /faults`, `POST /faults`, `DELETE /faults`, `POST /reset`. Unknown paths get 404, a
 /// wrong method 405, a token that is not hex or a bad body 400.
 public struct ControlAPI: Sendable {
@@ -22,7 +23,7 @@ public struct ControlAPI: Sendable {
         switch (parts.first, parts.count) {
         case ("deliveries", 1), ("stats", 1), ("faults", 1), ("reset", 1): endpoint = parts[0]
         case ("tokens", 2): endpoint = "tokens/HEX"
-        case ("tokens", 3) where ["unregister", "bad"].contains(parts[2]): endpoint = "tokens/HEX/" + parts[2]
+        case ("tokens", 3) where ["unregister", "bad", "environment"].contains(parts[2]): endpoint = "tokens/HEX/" + parts[2]
         default: return json(404, ["error": .string("no control endpoint \(method) \(path)")])
         }
         let methods = Self.methods[endpoint] ?? []
@@ -55,8 +56,16 @@ public struct ControlAPI: Sendable {
         case ("POST", "tokens/HEX/bad"):
             state.setMark(.bad, for: token)
             return ok(["token": .string(token), "bad": true])
+        case ("POST", "tokens/HEX/environment"):
+            let value = try? JSONValue.read(body)
+            guard let name = value?.objectValue?["environment"]?.stringValue, ["sandbox", "production"].contains(name) else {
+                return json(400, ["error": "the body must be {\"environment\":\"sandbox\"} or {\"environment\":\"production\"}"])
+            }
+            state.setEnvironment(name, for: token)
+            return ok(["token": .string(token), "environment": .string(name)])
         case ("DELETE", "tokens/HEX"):
             state.setMark(nil, for: token)
+            state.setEnvironment(nil, for: token)
             return ok()
         case ("GET", "stats"):
             return json(200, stats)
@@ -88,6 +97,7 @@ public struct ControlAPI: Sendable {
     static let methods: [String: [String]] = [
         "deliveries": ["GET", "DELETE"], "stats": ["GET"], "faults": ["GET", "POST", "DELETE"], "reset": ["POST"],
         "tokens/HEX": ["DELETE"], "tokens/HEX/unregister": ["POST"], "tokens/HEX/bad": ["POST"],
+        "tokens/HEX/environment": ["POST"],
     ]
 
     /// The optional `{"timestamp": ms}` of an unregister call: nil when the body is empty or has none.

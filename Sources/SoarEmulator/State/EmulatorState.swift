@@ -34,6 +34,8 @@ public final class EmulatorState: Sendable {
     private struct Inner {
         var keys: [String: RegisteredKey] = [:]
         var marks: [String: Mark] = [:]
+        /// Tokens registered to one environment: the other listener answers them BadDeviceToken.
+        var environments: [String: String] = [:]
         var faults = Faults()
         var deliveries: [Delivery] = []
         var deliveryStart = 0
@@ -55,6 +57,12 @@ public final class EmulatorState: Sendable {
 
     public func mark(_ token: String) -> Mark? { inner.withLock { $0.marks.isEmpty ? nil : $0.marks[token.lowercased()] } }
     public func setMark(_ mark: Mark?, for token: String) { inner.withLock { $0.marks[token.lowercased()] = mark } }
+
+    /// The environment a token was registered to (`sandbox` or `production`), nil for either.
+    public func environment(of token: String) -> String? {
+        inner.withLock { $0.environments.isEmpty ? nil : $0.environments[token.lowercased()] }
+    }
+    public func setEnvironment(_ environment: String?, for token: String) { inner.withLock { $0.environments[token.lowercased()] = environment } }
 
     public var faults: Faults {
         get { inner.withLock { $0.faults } }
