@@ -8,14 +8,16 @@ public struct APIKeys: Sendable {
     public let anonKey: String
     public let serviceRoleKey: String
 
-    /// Uses the given keys, or signs the standard ones (`role` anon and service_role, ten years).
+    /// Uses the given keys, or signs the standard ones (`role` anon and service_role). Their claims
+    /// are fixed, so one secret always gives the same keys: a restarted server, `soar demo` and
+    /// any script beside it agree without copying keys around.
     ///
     /// - Throws: ``AuthError`` when a given key is not an HS256 JWT of this secret with the right role.
-    public init(secret: Data, anonKey: String? = nil, serviceRoleKey: String? = nil, now: Date = Date()) throws(AuthError) {
+    public init(secret: Data, anonKey: String? = nil, serviceRoleKey: String? = nil) throws(AuthError) {
         self.secret = secret
-        let issued = Int(now.timeIntervalSince1970)
+        let issued = Self.issuedAt
         func make(_ role: String) throws(AuthError) -> String {
-            let claims: [String: JSONValue] = ["iss": "soar", "role": .string(role), "iat": .int(issued), "exp": .int(issued + 10 * 365 * 86_400)]
+            let claims: [String: JSONValue] = ["iss": "soar", "role": .string(role), "iat": .int(issued), "exp": .int(issued + 20 * 365 * 86_400)]
             do { return try JWT(header: ["typ": "JWT"], claims: claims).signed(secret: secret) } catch {
                 throw .storeFailed("cannot sign the API keys: \(error.description)")
             }
@@ -33,6 +35,9 @@ public struct APIKeys: Sendable {
             self.serviceRoleKey = try make("service_role")
         }
     }
+
+    /// 2026-01-01T00:00:00Z; the keys last 20 years from then, as Supabase's local keys last ten.
+    static let issuedAt = 1_767_225_600
 
     /// The secret from `JWT_SECRET`, or one generated and kept 0600 in `file` (created on first use).
     public static func loadSecret(environment value: String?, file: String) throws(AuthError) -> Data {

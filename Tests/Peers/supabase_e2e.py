@@ -1,17 +1,22 @@
 """The PyPI supabase client (2.x) against a running `soar serve`, as an app would use it.
 
-Usage: supabase_e2e.py URL ANON_KEY
-Exits 0 and prints "ok" when every step behaves as on Supabase; otherwise prints the failed step.
+Usage: supabase_e2e.py URL ANON_KEY [EMULATOR_CONTROL_URL]
+With the control URL (soar serve --with-emulator), send-test-push is invoked as the seed's app
+does and the emulator's deliveries are checked. Exits 0 and prints "ok" when every step behaves as on Supabase; otherwise prints the failed step.
 """
 import sys
 import uuid
+
+import json
 
 import httpx
 from postgrest.exceptions import APIError
 from supabase import create_client
 from supabase_auth.errors import AuthApiError
+from supabase_functions.errors import FunctionsHttpError
 
 url, anon = sys.argv[1], sys.argv[2]
+control = sys.argv[3] if len(sys.argv) > 3 else None
 
 
 def client():
@@ -69,6 +74,23 @@ error = api_error(lambda: b.table("device_tokens").upsert({"user_id": alice, "to
 expect(error is not None and error.code == "42501", f"bob cannot upsert over alice's row: {error}")
 rows = a.table("device_tokens").select("*").execute().data
 expect(len(rows) == 1 and rows[0]["platform"] == "ios", "alice's row is untouched")
+
+# send-test-push, invoked as the seed's PushTestSender does: each user reaches only their own devices.
+if control:
+    bob_token = "b3" * 32
+    b.table("device_tokens").upsert({"user_id": bob, "token": bob_token, "platform": "ios"}, on_conflict="user_id,token").execute()
+    request = {"title": "Test", "body": "From supabase-py", "deeplink": "soar:///notifications", "environment": "sandbox"}
+    for user, mine in ((a, token), (b, bob_token)):
+        httpx.delete(f"{control}/deliveries")
+        answer = json.loads(user.functions.invoke("send-test-push", invoke_options={"body": request}))
+        expect(answer["sent"] == 1 and answer["delivered"] == 1, f"send-test-push answer: {answer}")
+        delivered = [d["token"] for d in httpx.get(f"{control}/deliveries").json()]
+        expect(delivered == [mine], f"only the caller's device got it: {delivered}")
+    try:
+        client().functions.invoke("send-test-push", invoke_options={"body": request})
+        expect(False, "send-test-push refuses the anon key")
+    except FunctionsHttpError:
+        pass
 
 # Todos: insert, order, exact count, update, delete.
 inserted = a.table("todos").insert([{"user_id": alice, "title": t, "sort_order": i} for i, t in enumerate(["milk", "eggs", "bread"])]).execute().data

@@ -7,6 +7,7 @@ public enum SoarCLI {
     /// Every subcommand, in the order `soar --help` lists them.
     public static let commands: [any Command.Type] = [
         ServeCommand.self,
+        DemoCommand.self,
         MigrateCommand.self,
         SelfCheckCommand.self,
         RouteCommand.self,
