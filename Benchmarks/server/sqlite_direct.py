@@ -16,7 +16,7 @@ db.execute("PRAGMA foreign_keys = ON")
 sql = (
     'INSERT INTO "device_tokens" ("user_id", "token", "platform", "updated_at", "created_at") VALUES (?, ?, ?, ?, ?) '
     'ON CONFLICT ("user_id", "token") DO UPDATE SET "platform" = excluded."platform", "updated_at" = excluded."updated_at" '
-    'WHERE "device_tokens"."user_id" = ? RETURNING "user_id", "token", "platform", "updated_at", "created_at"'
+    'WHERE "device_tokens"."user_id" = ? RETURNING "user_id", "token", "platform", "environment", "bundle_id", "updated_at", "created_at"'
 )
 done = 0
 start = time.perf_counter()
