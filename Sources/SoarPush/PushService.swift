@@ -11,12 +11,26 @@ public final class PushService: Sendable {
     private let clients: APNsClients?
     private let rows: DeviceRows
     private let registration: DeviceRegistration
+    private let jobs: any PushJobStore
+    private let worker: PushWorker?
 
-    public init(settings: PushSettings.Loaded, store: any DataStore) {
+    /// Starts the background worker at once when APNs is configured, so sends a stopped process
+    /// left unfinished go out.
+    public init(settings: PushSettings.Loaded, store: any DataStore & PushJobStore) {
         self.settings = settings
-        if case .configured(let configured) = settings { clients = APNsClients(settings: configured) } else { clients = nil }
         rows = DeviceRows(store: store)
         registration = DeviceRegistration(store: store)
+        jobs = store
+        if case .configured(let configured) = settings {
+            let clients = APNsClients(settings: configured)
+            self.clients = clients
+            worker = PushWorker(
+                store: store, delivery: DeviceDelivery(clients: clients, rows: rows), defaultEnvironment: configured.defaultEnvironment)
+            worker?.start()
+        } else {
+            clients = nil
+            worker = nil
+        }
     }
 
     /// One line for the start-up banner: where notifications go, or what is missing. No secrets.
@@ -68,6 +82,57 @@ public final class PushService: Sendable {
         ])
     }
 
+    /// `send-push`: stores the send and one job per device, wakes the worker and returns at once
+    /// with the send's id; delivery goes on in the background.
+    ///
+    /// - Throws: ``PushError`` 400 for a bad body, 503 when APNs is not configured or the store fails.
+    public func sendPush(body: JSONValue) throws(PushError) -> JSONValue {
+        let request = try SendPushRequest(json: body)
+        guard let worker else {
+            if case .notConfigured(let missing) = settings { throw .notConfigured(missing) }
+            throw .notConfigured([])
+        }
+        let devices: [Device]
+        do {
+            switch request.audience {
+            case .everyone: devices = try rows.allIOSDevices()
+            case .users(let ids): devices = try rows.iOSDevices("user_id", in: ids)
+            case .tokens(let tokens):
+                let registered = try rows.iOSDevices("token", in: tokens)
+                let known = Set(registered.map(\.token))
+                // A token no row holds is still sent to; it has no row to heal or remove.
+                devices = registered + tokens.filter { !known.contains($0) }.map { Device(userID: "", token: $0, environment: nil, bundleID: nil, updatedAt: "") }
+            }
+        } catch {
+            throw PushError(503, "store_unavailable", error.message)
+        }
+        let id = RandomUUID.lowercase()
+        let newJobs = devices.map {
+            NewPushJob(
+                userID: $0.userID.isEmpty ? nil : $0.userID, token: $0.token, environment: $0.environment?.rawValue, bundleID: $0.bundleID,
+                apnsID: RandomUUID.lowercase())
+        }
+        do { try jobs.createSend(id: id, request: body.jsonText, jobs: newJobs) } catch {
+            throw PushError(503, "store_unavailable", error.message)
+        }
+        worker.wake()
+        return .object(["send_id": .string(id), "devices": .int(newJobs.count), "status": .string("/functions/v1/sends/\(id)")])
+    }
+
+    /// A send's progress: counts by outcome and reason, rows removed.
+    ///
+    /// - Throws: ``PushError`` 404 for an unknown id.
+    public func sendStatus(id: String) throws(PushError) -> JSONValue {
+        let summary: PushSendSummary?
+        do { summary = try jobs.sendSummary(id: id) } catch { throw PushError(503, "store_unavailable", error.message) }
+        guard let summary else { throw PushError(404, "not_found", "no send has the id \(id)") }
+        return .object([
+            "send_id": .string(summary.id), "created_at": .string(summary.createdAt), "finished_at": summary.finishedAt.map { .string($0) } ?? .null,
+            "total": .int(summary.total), "pending": .int(summary.pending), "delivered": .int(summary.delivered), "failed": .int(summary.failed),
+            "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }),
+        ])
+    }
+
     /// Registers the caller's device from `{token, platform, environment, bundle_id}`; returns its row.
     public func register(userID: String, body: JSONValue) throws(PushError) -> [String: JSONValue] {
         try registration.register(body, userID: userID)
@@ -78,6 +143,9 @@ public final class PushService: Sendable {
         try registration.unregister(token: token, userID: userID)
     }
 
-    /// Closes the APNs connections.
-    public func shutdown() { clients?.shutdown() }
+    /// Stops the worker (unfinished jobs stay pending for the next start) and closes the connections.
+    public func shutdown() {
+        worker?.stop()
+        clients?.shutdown()
+    }
 }

@@ -31,7 +31,7 @@ public protocol DataStore: Sendable {
 }
 
 /// Everything `soar serve` keeps.
-public protocol Store: DataStore, AuthStore {
+public protocol Store: DataStore, AuthStore, PushJobStore {
     /// Where the data lives, for the start-up banner (never with a password).
     var location: String { get }
     func close()

@@ -9,11 +9,28 @@ struct DeviceRows: Sendable {
 
     /// The user's iOS devices, oldest registration first.
     func iOSDevices(of userID: String) throws(StoreError) -> [Device] {
+        try iOSDevices(where: Self.equal("user_id", userID))
+    }
+
+    /// Every iOS device of these users (`column` `user_id`) or with these tokens (`token`).
+    func iOSDevices(_ column: String, in values: [String]) throws(StoreError) -> [Device] {
+        var devices: [Device] = []
+        // Bounded lists keep each statement under SQLite's limit on bound values.
+        for start in stride(from: 0, to: values.count, by: 10_000) {
+            let chunk = values[start..<min(start + 10_000, values.count)].map { SQLValue.text($0) }
+            devices += try iOSDevices(where: .compare(column: column, op: .in, operand: .list(chunk)))
+        }
+        return devices
+    }
+
+    /// Every iOS device.
+    func allIOSDevices() throws(StoreError) -> [Device] { try iOSDevices(where: nil) }
+
+    private func iOSDevices(where condition: RowQuery.Condition?) throws(StoreError) -> [Device] {
         var query = RowQuery()
-        query.condition = .all([Self.equal("user_id", userID), Self.equal("platform", "ios")])
-        query.order = [RowQuery.Order(column: "created_at", descending: false, nullsFirst: false)]
-        let rows = try store.select(table, query, as: .service, counting: false).rows
-        return rows.map(device)
+        query.condition = .all([Self.equal("platform", "ios")] + (condition.map { [$0] } ?? []))
+        query.order = [RowQuery.Order(column: "created_at"), RowQuery.Order(column: "token")]
+        return try store.select(table, query, as: .service, counting: false).rows.map(device)
     }
 
     /// Deletes the device's row. With Apple's timestamp (a 410), only if the row was not
@@ -30,8 +47,15 @@ struct DeviceRows: Sendable {
 
     /// Records where the device's token works, leaving `updated_at` as it was (the app did not register again).
     func record(_ environment: PushEnvironment, for device: Device) throws(StoreError) {
+        var updatedAt = device.updatedAt
+        if updatedAt.isEmpty {
+            var query = RowQuery()
+            query.condition = .all(key(device))
+            guard let row = try store.select(table, query, as: .service, counting: false).rows.first else { return }
+            updatedAt = self.device(row).updatedAt
+        }
         _ = try store.update(
-            table, set: ["environment": .text(environment.rawValue), "updated_at": .text(device.updatedAt)], where: .all(key(device)), as: .service)
+            table, set: ["environment": .text(environment.rawValue), "updated_at": .text(updatedAt)], where: .all(key(device)), as: .service)
     }
 
     private func key(_ device: Device) -> [RowQuery.Condition] {

@@ -3,7 +3,8 @@ import SoarCore
 import SoarHTTP
 import SoarPush
 
-/// Push's routes: the seed's `send-test-push` function and seed 001's device-token endpoint.
+/// Push's routes: the seed's `send-test-push`, `send-push` and its statistics for the service
+/// role, and seed 001's device-token endpoint.
 struct PushEndpoints: Sendable {
     let push: PushService
     let gateway: Gateway
@@ -15,6 +16,17 @@ struct PushEndpoints: Sendable {
             let body = try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }
             let push = self.push
             return try Self.answer(status: 200) { () async throws(PushError) -> JSONValue in try await push.sendTestPush(userID: userID, body: body) }
+        }
+        router.add(["POST"], "/functions/v1/send-push") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "send-push sends to any user's devices")
+            let body = try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }
+            do throws(PushError) { return .json(202, try push.sendPush(body: body)) } catch { throw Self.serverError(error) }
+        }
+        router.add(["GET"], "/functions/v1/sends/{id}") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "a send's statistics are the server's")
+            do throws(PushError) { return .json(200, try push.sendStatus(id: exchange.parameters["id"] ?? "")) } catch { throw Self.serverError(error) }
         }
         router.add(["POST", "DELETE"], "/api/creator/device_tokens") { exchange throws(ServerError) in
             try gateway.admit(&exchange, apiKeyOptional: true)
@@ -42,6 +54,13 @@ struct PushEndpoints: Sendable {
             throw .function(status, status == 401 ? "unauthorized" : "forbidden", "A user's access token is required: \(why)")
         }
         return id
+    }
+
+    private func serviceRole(_ exchange: Exchange, _ why: String) throws(ServerError) {
+        guard exchange.access.role == .serviceRole else {
+            let status = exchange.access.role == .anon ? 401 : 403
+            throw .function(status, status == 401 ? "unauthorized" : "forbidden", "The service_role key is required: \(why)")
+        }
     }
 
     /// Runs the push service's async work to its end on this HTTP worker thread.

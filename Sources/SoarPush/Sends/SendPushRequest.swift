@@ -1,0 +1,100 @@
+import Foundation
+import SoarAPNs
+import SoarCore
+
+/// The body of `send-push` (service role): whom to send to, and the notification.
+///
+/// `{"user_ids": [...]}`, `{"tokens": [...]}` or `{"all": true}`; then `{"title", "body"}` or a whole
+/// `{"payload": {"aps": …}}`, and optionally `push_type`, `priority` (10, 5, 1), `collapse_id`,
+/// `expiration` (Unix seconds; 0: now or never) and `environment` (for devices whose own is not known).
+public struct SendPushRequest: Sendable {
+    public enum Audience: Sendable, Equatable {
+        case users([String])
+        case tokens([String])
+        case everyone
+    }
+
+    public var audience: Audience
+    public var payload: Payload
+    public var pushType = PushType.alert
+    public var priority: APNsPriority?
+    public var collapseID: String?
+    public var expiration: Date?
+    public var environment: PushEnvironment?
+
+    /// - Throws: ``PushError`` 400 naming the field that is missing, of the wrong type or out of range.
+    public init(json: JSONValue) throws(PushError) {
+        guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
+        let known: Set<String> = ["user_ids", "tokens", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment"]
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
+        }
+        let given = ["user_ids", "tokens", "all"].filter { object[$0] != nil && object[$0] != .null }
+        guard given.count == 1 else { throw .invalid("say whom to send to with exactly one of user_ids, tokens or \"all\": true") }
+        switch given[0] {
+        case "user_ids":
+            let ids = try Self.strings(object["user_ids"], "user_ids")
+            for id in ids where UUID(uuidString: id) == nil { throw .invalid("user_ids holds \"\(id)\", which is not a uuid") }
+            audience = .users(ids.map { $0.lowercased() })
+        case "tokens":
+            let tokens = try Self.strings(object["tokens"], "tokens")
+            do {
+                audience = .tokens(try tokens.map { (token) throws(PushTokenError) in try PushToken.normalizedHex(token) })
+            } catch {
+                throw .invalid("tokens: \(error.description)")
+            }
+        default:
+            guard object["all"] == .bool(true) else { throw .invalid("all must be true") }
+            audience = .everyone
+        }
+        func text(_ name: String) throws(PushError) -> String? {
+            switch object[name] {
+            case nil, .null?: return nil
+            case .string(let value)?: return value
+            default: throw .invalid("\(name) must be a string")
+            }
+        }
+        if let value = object["payload"], value != .null {
+            guard try text("title") == nil, try text("body") == nil else { throw .invalid("give payload or title and body, not both") }
+            guard let fields = value.objectValue else { throw .invalid("payload must be a JSON object with \"aps\"") }
+            do { payload = try Payload(object: fields) } catch { throw .invalid("payload: \(error.description)") }
+        } else {
+            guard let title = try text("title"), let body = try text("body") else { throw .invalid("give title and body, or a payload") }
+            payload = .alert(title: title, body: body)
+        }
+        if let name = try text("push_type") {
+            guard let type = PushType.all.first(where: { $0.rawValue == name }) else {
+                throw .invalid("push_type must be one of \(PushType.all.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")
+            }
+            pushType = type
+        }
+        if let value = object["priority"], value != .null {
+            guard let number = value.intValue, let priority = APNsPriority(rawValue: number) else { throw .invalid("priority must be 10, 5 or 1") }
+            self.priority = priority
+        }
+        collapseID = try text("collapse_id")
+        if let value = object["expiration"], value != .null {
+            guard let seconds = value.intValue, seconds >= 0 else { throw .invalid("expiration must be Unix seconds (0: now or never)") }
+            expiration = Date(timeIntervalSince1970: TimeInterval(seconds))
+        }
+        if let name = try text("environment") {
+            guard let environment = PushEnvironment(named: name) else { throw .invalid("environment must be \"sandbox\" or \"production\", not \"\(name)\"") }
+            self.environment = environment
+        }
+    }
+
+    /// The notification every device gets (token, topic and apns-id are each device's).
+    public var notification: APNsNotification {
+        APNsNotification(token: "", payload: payload, pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID)
+    }
+
+    private static func strings(_ value: JSONValue?, _ name: String) throws(PushError) -> [String] {
+        guard let items = value?.arrayValue, !items.isEmpty else { throw .invalid("\(name) must be a non-empty array of strings") }
+        var strings: [String] = []
+        for item in items {
+            guard let text = item.stringValue else { throw .invalid("\(name) must be a non-empty array of strings") }
+            strings.append(text)
+        }
+        return strings
+    }
+}

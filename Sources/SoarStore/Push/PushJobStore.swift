@@ -1,0 +1,75 @@
+/// One device's part of a send, as it is stored before it goes out.
+public struct NewPushJob: Sendable {
+    public let userID: String?
+    public let token: String
+    public let environment: String?
+    public let bundleID: String?
+    /// Chosen once, so a retry after a crash carries the same `apns-id`.
+    public let apnsID: String
+
+    public init(userID: String?, token: String, environment: String?, bundleID: String?, apnsID: String) {
+        self.userID = userID
+        self.token = token
+        self.environment = environment
+        self.bundleID = bundleID
+        self.apnsID = apnsID
+    }
+}
+
+/// A job waiting for its outcome.
+public struct PushJob: Sendable, Equatable {
+    public let id: Int64
+    public let sendID: String
+    public let userID: String?
+    public let token: String
+    public let environment: String?
+    public let bundleID: String?
+    public let apnsID: String
+}
+
+/// A job's one final outcome.
+public struct PushJobResult: Sendable {
+    public let jobID: Int64
+    public let delivered: Bool
+    /// APNs' reason (or soar's, such as `DeliveryUnknown`) when not delivered.
+    public let reason: String?
+    /// The environment it was last sent to.
+    public let environment: String?
+    /// Whether the device's row was removed because APNs said the token is dead.
+    public let removed: Bool
+
+    public init(jobID: Int64, delivered: Bool, reason: String?, environment: String?, removed: Bool) {
+        self.jobID = jobID
+        self.delivered = delivered
+        self.reason = reason
+        self.environment = environment
+        self.removed = removed
+    }
+}
+
+/// What `GET /functions/v1/sends/<id>` reports.
+public struct PushSendSummary: Sendable, Equatable {
+    public let id: String
+    public let createdAt: String
+    public let finishedAt: String?
+    public let total: Int
+    public let pending: Int
+    public let delivered: Int
+    public let failed: Int
+    public let removed: Int
+    /// Failures by reason.
+    public let reasons: [String: Int]
+}
+
+/// The durable side of `send-push`: sends and their jobs, each job ending exactly once.
+public protocol PushJobStore: Sendable {
+    /// Stores a send and all its jobs in one transaction.
+    func createSend(id: String, request: String, jobs: [NewPushJob]) throws(StoreError)
+    /// Pending jobs with ids above `after`, oldest first.
+    func pendingJobs(after: Int64, limit: Int) throws(StoreError) -> [PushJob]
+    /// The request a send was made with (its JSON text).
+    func sendRequest(id: String) throws(StoreError) -> String?
+    /// Records outcomes in one transaction; a job that already has one keeps it.
+    func finishJobs(_ results: [PushJobResult]) throws(StoreError)
+    func sendSummary(id: String) throws(StoreError) -> PushSendSummary?
+}

@@ -1,0 +1,119 @@
+import Foundation
+import SoarCore
+import SoarEmulator
+import SoarTesting
+import Testing
+
+/// `send-push` for the service role: stored first (202), delivered in the background, counted.
+@Suite struct SendPushTests {
+    static func token(_ n: Int) -> String { String(format: "%04x", n) + String(repeating: "cd", count: 30) }
+
+    /// Signs up `count` users with one registered token each; returns their ids in order.
+    func users(_ fixture: ServerFixture, _ count: Int, from first: Int = 0) async throws -> [String] {
+        var ids: [String] = []
+        for n in first..<(first + count) {
+            let user = try await fixture.signUp("u\(n)@example.com")
+            let answer = try await fixture.call(
+                "POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.token(n))","platform":"ios"}"#)
+            #expect(answer.status == 201, "\(answer.text)")
+            ids.append(user.id)
+        }
+        return ids
+    }
+
+    func send(_ fixture: ServerFixture, _ body: String) async throws -> ServerFixture.Answer {
+        try await fixture.call("POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey], body: body)
+    }
+
+    /// The send's statistics once nothing is pending (at most 20 s).
+    func finished(_ fixture: ServerFixture, _ id: String) async throws -> [String: JSONValue] {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            let status = try await fixture.call("GET", "/functions/v1/sends/\(id)", bearer: fixture.serviceKey)
+            if status.object["pending"] == 0 && status.object["finished_at"] != .null { return status.object }
+            guard ContinuousClock.now < deadline else { throw FixtureError("send \(id) did not finish: \(status.text)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test func usersTokensAndEveryoneAreEachReachedOnce() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let ids = try await users(fixture, 4)
+        let stranger = String(repeating: "ef", count: 32)
+
+        let toUsers = try await send(fixture, #"{"user_ids":["\#(ids[0])","\#(ids[1])"],"title":"Hi","body":"There","priority":10}"#)
+        #expect(toUsers.status == 202 && toUsers.object["devices"] == 2, "\(toUsers.text)")
+        let first = try await finished(fixture, try #require(toUsers.object["send_id"]?.stringValue))
+        #expect(first["total"] == 2 && first["delivered"] == 2 && first["failed"] == 0)
+        #expect(Set(emulator.emulator.state.deliveries.map(\.token)) == [Self.token(0), Self.token(1)])
+
+        emulator.emulator.state.clearDeliveries()
+        let toTokens = try await send(fixture, #"{"tokens":["\#(Self.token(2))","\#(stranger)"],"payload":{"aps":{"content-available":1},"k":1},"push_type":"background","priority":5}"#)
+        #expect(toTokens.status == 202 && toTokens.object["devices"] == 2, "\(toTokens.text)")
+        _ = try await finished(fixture, try #require(toTokens.object["send_id"]?.stringValue))
+        let background = emulator.emulator.state.deliveries
+        #expect(Set(background.map(\.token)) == [Self.token(2), stranger], "an unregistered token is sent to as well")
+        #expect(background.allSatisfy { delivery in delivery.headers.contains { $0 == ("apns-push-type", "background") } })
+
+        emulator.emulator.state.clearDeliveries()
+        let everyone = try await send(fixture, #"{"all":true,"title":"All","body":"of you","collapse_id":"news"}"#)
+        let summary = try await finished(fixture, try #require(everyone.object["send_id"]?.stringValue))
+        #expect(summary["delivered"] == 4)
+        let deliveries = emulator.emulator.state.deliveries
+        #expect(deliveries.count == 4 && Set(deliveries.map(\.apnsID)).count == 4, "one apns-id per device")
+    }
+
+    @Test func deadTokensAreCountedByReasonAndRemoved() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        _ = try await users(fixture, 3)
+        emulator.emulator.state.setMark(.bad, for: Self.token(0))
+        emulator.emulator.state.setMark(.unregistered(since: Int64(Date().timeIntervalSince1970 * 1000) + 60_000), for: Self.token(1))
+        let answer = try await send(fixture, #"{"all":true,"title":"x","body":"y"}"#)
+        let summary = try await finished(fixture, try #require(answer.object["send_id"]?.stringValue))
+        #expect(summary["delivered"] == 1 && summary["failed"] == 2 && summary["removed"] == 2, "\(summary)")
+        #expect(summary["reasons"] == ["BadDeviceToken": 1, "Unregistered": 1])
+        let left = try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey])
+        #expect(left.rows.map { $0["token"] } == [.string(Self.token(2))])
+    }
+
+    @Test func injected503sAreRetriedAndNothingIsCountedTwice() async throws {
+        let emulator = try EmulatorFixture { $0.faults.status = 503; $0.faults.every = 10 }
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let body = #"{"tokens":[\#((0..<300).map { "\"\(Self.token($0))\"" }.joined(separator: ","))],"title":"x","body":"y"}"#
+        let answer = try await send(fixture, body)
+        let summary = try await finished(fixture, try #require(answer.object["send_id"]?.stringValue, "\(answer.text)"))
+        #expect(summary["total"] == 300 && summary["delivered"] == 300, "\(summary)")
+        #expect(Set(emulator.emulator.state.deliveries.map(\.token)).count == 300)
+    }
+
+    @Test func onlyTheServiceRoleSendsAndBadBodiesChangeNothing() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let alice = try await fixture.signUp("a@example.com")
+        let anon = try await fixture.call("POST", "/functions/v1/send-push", body: #"{"all":true,"title":"x","body":"y"}"#)
+        #expect(anon.status == 401)
+        let user = try await fixture.call("POST", "/functions/v1/send-push", bearer: alice.token, body: #"{"all":true,"title":"x","body":"y"}"#)
+        #expect(user.status == 403 && user.object["error"] == "forbidden")
+        let peek = try await fixture.call("GET", "/functions/v1/sends/\(RandomUUID.lowercase())", bearer: alice.token)
+        #expect(peek.status == 403)
+        let unknown = try await fixture.call("GET", "/functions/v1/sends/\(RandomUUID.lowercase())", bearer: fixture.serviceKey)
+        #expect(unknown.status == 404)
+        for (body, words) in [
+            (#"{"title":"x","body":"y"}"#, "exactly one of"), (#"{"all":true,"tokens":["00"],"title":"x","body":"y"}"#, "exactly one of"),
+            (#"{"user_ids":["nope"],"title":"x","body":"y"}"#, "not a uuid"), (#"{"tokens":["xyz1"],"title":"x","body":"y"}"#, "hex"),
+            (#"{"all":true}"#, "title and body"), (#"{"all":true,"title":"x","body":"y","payload":{"aps":{}}}"#, "not both"),
+            (#"{"all":true,"payload":{"k":1}}"#, "payload"), (#"{"all":true,"title":"x","body":"y","priority":7}"#, "priority"),
+            (#"{"all":true,"title":"x","body":"y","push_type":"fax"}"#, "push_type"), (#"{"all":true,"title":"x","body":"y","colour":1}"#, "unknown field"),
+            (#"{"all":false,"title":"x","body":"y"}"#, "all must be true"), (#"{"all":true,"title":"x","body":"y","expiration":-1}"#, "expiration"),
+        ] {
+            let answer = try await send(fixture, body)
+            #expect(answer.status == 400 && answer.object["message"]?.stringValue?.contains(words) == true, "\(body): \(answer.text)")
+        }
+        #expect(emulator.emulator.state.deliveries.isEmpty)
+        let unconfigured = try ServerFixture()
+        let refused = try await send(unconfigured, #"{"all":true,"title":"x","body":"y"}"#)
+        #expect(refused.status == 503 && refused.object["error"] == "apns_not_configured")
+    }
+}

@@ -1,0 +1,26 @@
+-- Durable sends: a send-push request and one job per device, each ending with one outcome.
+-- A job stays 'pending' until its outcome is committed, so a process killed mid-send finishes
+-- the rest after a restart, with the same apns-id.
+CREATE TABLE push_sends (
+    id TEXT PRIMARY KEY,
+    request TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    finished_at TEXT
+);
+
+CREATE TABLE push_jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    send_id TEXT NOT NULL REFERENCES push_sends (id) ON DELETE CASCADE,
+    user_id TEXT,
+    token TEXT NOT NULL,
+    environment TEXT,
+    bundle_id TEXT,
+    apns_id TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
+    reason TEXT,
+    removed INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX push_jobs_pending ON push_jobs (id) WHERE state = 'pending';
+CREATE INDEX push_jobs_send_id ON push_jobs (send_id, state);
