@@ -25,6 +25,8 @@ public final class BackgroundProcess: @unchecked Sendable {
         child.finishInput(nil)
     }
 
+    public var pid: Int32 { child.pid }
+
     /// The next line of standard output, or nil when none comes before the deadline.
     public func readLine(timeout: TimeInterval = 10) -> String? {
         let deadline = Date() + timeout

@@ -1,0 +1,98 @@
+import Foundation
+import SoarTesting
+import Testing
+
+/// A send-push that a SIGKILL interrupts, under injected faults, finishes after a restart: every
+/// token ends with exactly one outcome and the emulator received every delivered one.
+@Suite struct PushDurabilityTests {
+    @Test func aSendKilledMidwayFinishesAfterARestartWithOneOutcomePerToken() throws {
+        let dir = TemporaryDirectory("soar-durability")
+        let emulator = try BackgroundProcess(SoarBinary.path, [
+            "apns-emulator", "--port", "0", "--dir", dir.path + "/emu", "--quiet", "--keep", "100000", "--latency-ms", "40",
+            "--fail-status", "503", "--fail-every", "10", "--goaway-after", "1000", "--max-streams", "500",
+        ])
+        let url = try #require(emulator.readLine()?.replacingOccurrences(of: "APNs emulator: ", with: ""), "\(emulator.standardError)")
+        let ca = try #require(emulator.readLine()?.replacingOccurrences(of: "CA file: ", with: ""))
+        let control = try #require(emulator.readLine()?.replacingOccurrences(of: "control: ", with: ""))
+        let environment = [
+            "APNS_URL": url, "APNS_CA_FILE": ca, "APNS_TEAM_ID": "SOARDEV001", "APNS_KEY_ID": "SOARKEY001",
+            "APNS_PRIVATE_KEY_FILE": dir.path + "/emu/AuthKey_SOARKEY001.p8", "APNS_BUNDLE_ID": "com.example",
+        ]
+        func serve() throws -> (BackgroundProcess, String, String) {
+            let server = try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/soar.db", "--max-body", "4194304"], environment: environment)
+            let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
+            _ = server.readLine()
+            let service = try #require(server.readLine()?.replacingOccurrences(of: "service_role key: ", with: ""))
+            return (server, url, service)
+        }
+        func stats() throws -> [String: Any] {
+            let answer = try ProcessRunner.run("curl", ["-s", control + "/stats"])
+            return (try? JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any]) ?? [:]
+        }
+
+        let tokens = (0..<20_000).map { String(format: "%08x", $0) + String(repeating: "ab", count: 28) }
+        let body = try JSONSerialization.data(withJSONObject: ["tokens": tokens, "title": "durable", "body": "push"])
+        try body.write(to: URL(fileURLWithPath: dir.path + "/send.json"))
+        let (first, base, service) = try serve()
+        let sent = try ProcessRunner.run("curl", [
+            "-s", "-X", "POST", base + "/functions/v1/send-push", "-H", "apikey: \(service)", "-H", "authorization: Bearer \(service)",
+            "-H", "content-type: application/json", "--data-binary", "@" + dir.path + "/send.json",
+        ])
+        let answer = try JSONSerialization.jsonObject(with: Data(sent.stdout.utf8)) as? [String: Any]
+        let sendID = try #require(answer?["send_id"] as? String, "\(sent.stdout)")
+        #expect(answer?["devices"] as? Int == 20_000)
+        // Connections dropped with answers unsent for a while, then killed once a few thousand are through.
+        #expect(eventually(within: .seconds(60)) { ((try? stats())?["accepted"] as? Int ?? 0) >= 1000 })
+        _ = try ProcessRunner.run("curl", ["-s", "-X", "POST", control + "/faults", "-d", #"{"drop_after":300}"#])
+        #expect(eventually(within: .seconds(60)) { ((try? stats())?["accepted_answer_lost"] as? Int ?? 0) > 0 })
+        _ = try ProcessRunner.run("curl", ["-s", "-X", "POST", control + "/faults", "-d", #"{"drop_after":null}"#])
+        #expect(eventually(within: .seconds(60)) { ((try? stats())?["accepted"] as? Int ?? 0) >= 3000 })
+        kill(first.pid, SIGKILL)
+        #expect(first.stop() == -9)
+        let acceptedBefore = try stats()["accepted"] as? Int ?? 0
+        #expect(acceptedBefore < 20_000, "the kill came mid-send (\(acceptedBefore) accepted)")
+
+        let (second, _, _) = try serve()
+        let finished = eventually(within: .seconds(120)) { (try? Self.jobStates(dir.path + "/soar.db"))?["pending"] == nil }
+        #expect(finished, "no job left pending")
+        #expect(second.stop() == 0)
+
+        // One row, one final outcome, per token; what was delivered reached the emulator.
+        let outcomes = try Self.jobOutcomes(dir.path + "/soar.db")
+        #expect(outcomes.count == 20_000 && Set(outcomes.keys) == Set(tokens))
+        let delivered = Set(outcomes.filter { $0.value == "delivered" }.keys)
+        let failures = outcomes.filter { $0.value != "delivered" }
+        #expect(delivered.count >= 19_900, "\(failures.count) failed: \(Set(failures.values))")
+        #expect(failures.values.allSatisfy { ["failed:ServiceUnavailable", "failed:DeliveryUnknown", "failed:ConnectionFailed"].contains($0) }, "\(Set(failures.values))")
+        let received = try ProcessRunner.run("curl", ["-s", control + "/deliveries"])
+        let list = try JSONSerialization.jsonObject(with: Data(received.stdout.utf8)) as? [[String: Any]] ?? []
+        let reached = Set(list.compactMap { $0["token"] as? String })
+        #expect(delivered.isSubset(of: reached), "every delivered token reached the emulator")
+        #expect(emulator.stop() == 0)
+    }
+
+    /// Jobs by state, read straight from the file.
+    static func jobStates(_ database: String) throws -> [String: Int] {
+        let run = try ProcessRunner.run("python3", ["-c", """
+            import sqlite3, sys, json
+            db = sqlite3.connect(sys.argv[1])
+            print(json.dumps(dict(db.execute("SELECT state, count(*) FROM push_jobs GROUP BY state").fetchall())))
+            """, database])
+        return (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Int]) ?? ["unreadable": 1]
+    }
+
+    /// Each job's token and outcome (`delivered`, `failed:REASON`); a token with two rows fails the read.
+    static func jobOutcomes(_ database: String) throws -> [String: String] {
+        let run = try ProcessRunner.run("python3", ["-c", """
+            import sqlite3, sys, json
+            db = sqlite3.connect(sys.argv[1])
+            rows = db.execute("SELECT token, state, reason FROM push_jobs").fetchall()
+            out = {}
+            for token, state, reason in rows:
+                assert token not in out, token
+                out[token] = state if state != "failed" else f"failed:{reason}"
+            print(json.dumps(out))
+            """, database])
+        return (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: String]) ?? [:]
+    }
+}
