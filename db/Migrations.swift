@@ -13,6 +13,7 @@ public enum Migrations {
         File(name: "0002_app.sql", bytes: PackageResources._002_app_sql),
         File(name: "0003_push.sql", bytes: PackageResources._003_push_sql),
         File(name: "0004_push_sends.sql", bytes: PackageResources._004_push_sends_sql),
+        File(name: "0005_notifications.sql", bytes: PackageResources._005_notifications_sql),
     ]
 }
 

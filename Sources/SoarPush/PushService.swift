@@ -12,15 +12,18 @@ public final class PushService: Sendable {
     private let rows: DeviceRows
     private let registration: DeviceRegistration
     private let jobs: any PushJobStore
+    private let inbox: Inbox
     private let worker: PushWorker?
 
     /// Starts the background worker at once when APNs is configured, so sends a stopped process
     /// left unfinished go out.
-    public init(settings: PushSettings.Loaded, store: any DataStore & PushJobStore) {
+    /// - Parameter inboxSize: notifications kept per user in the inbox.
+    public init(settings: PushSettings.Loaded, store: any DataStore & PushJobStore, inboxSize: Int = 500) {
         self.settings = settings
         rows = DeviceRows(store: store)
         registration = DeviceRegistration(store: store)
         jobs = store
+        inbox = Inbox(store: store, keep: inboxSize)
         if case .configured(let configured) = settings {
             let clients = APNsClients(settings: configured)
             self.clients = clients
@@ -64,7 +67,13 @@ public final class PushService: Sendable {
         }
         var custom: [String: JSONValue] = [:]
         if let deeplink = request.deeplink { custom["deeplink"] = .string(deeplink) }
-        let notification = APNsNotification(token: "", payload: .alert(title: request.title, body: request.body, custom: custom))
+        var payload = Payload.alert(title: request.title, body: request.body, custom: custom)
+        do {
+            if let id = try inbox.add(payload, for: [userID], sendID: nil)[userID] { payload.custom[Inbox.idKey] = .string(id) }
+        } catch {
+            throw PushError(503, "store_unavailable", error.message)
+        }
+        let notification = APNsNotification(token: "", payload: payload)
         let delivery = DeviceDelivery(clients: clients, rows: rows)
         let environment = request.environment ?? clients.settings.defaultEnvironment
         let results = await withTaskGroup(of: (Int, DeviceResult).self) { group in
@@ -107,12 +116,21 @@ public final class PushService: Sendable {
             throw PushError(503, "store_unavailable", error.message)
         }
         let id = RandomUUID.lowercase()
-        let newJobs = devices.map {
-            NewPushJob(
-                userID: $0.userID.isEmpty ? nil : $0.userID, token: $0.token, environment: $0.environment?.rawValue, bundleID: $0.bundleID,
-                apnsID: RandomUUID.lowercase())
-        }
-        do { try jobs.createSend(id: id, request: body.jsonText, jobs: newJobs) } catch {
+        let newJobs: [NewPushJob]
+        do {
+            // One inbox row per user reached, then the unread counts that include it.
+            var users: [String] = []
+            var seen = Set<String>()
+            for device in devices where !device.userID.isEmpty && seen.insert(device.userID).inserted { users.append(device.userID) }
+            let rowIDs = try inbox.add(request.payload, for: users, sendID: id)
+            let badges = request.badgeUnread ? try inbox.unreadCounts(users) : [:]
+            newJobs = devices.map {
+                NewPushJob(
+                    userID: $0.userID.isEmpty ? nil : $0.userID, token: $0.token, environment: $0.environment?.rawValue, bundleID: $0.bundleID,
+                    apnsID: RandomUUID.lowercase(), notificationID: rowIDs[$0.userID], badge: badges[$0.userID])
+            }
+            try jobs.createSend(id: id, request: body.jsonText, jobs: newJobs)
+        } catch {
             throw PushError(503, "store_unavailable", error.message)
         }
         worker.wake()
@@ -129,7 +147,7 @@ public final class PushService: Sendable {
         return .object([
             "send_id": .string(summary.id), "created_at": .string(summary.createdAt), "finished_at": summary.finishedAt.map { .string($0) } ?? .null,
             "total": .int(summary.total), "pending": .int(summary.pending), "delivered": .int(summary.delivered), "failed": .int(summary.failed),
-            "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }),
+            "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }), "opens": .int(summary.opens),
         ])
     }
 

@@ -15,6 +15,8 @@ public final class Server: Sendable {
         public var passwordHasher = PasswordHasher()
         /// Access-token lifetime in seconds.
         public var tokenLifetime = 3600
+        /// Notifications kept per user in the server-side inbox.
+        public var inboxSize = 500
         public var version = "soar"
 
         public init() {}
@@ -57,7 +59,7 @@ public final class Server: Sendable {
         let gateway = Gateway(keys: keys, auth: auth)
         var router = Router()
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
-        self.push = PushService(settings: push, store: store)
+        self.push = PushService(settings: push, store: store, inboxSize: configuration.inboxSize)
         PushEndpoints(push: self.push, gateway: gateway).register(in: &router)
         let rest = RestService(store: store, tables: AppTables.all)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in

@@ -87,6 +87,12 @@ final class PushWorker: Sendable {
         }
         var notification = request.notification
         notification.apnsID = UUID(uuidString: job.apnsID)
+        if job.notificationID != nil || job.badge != nil {
+            var payload = notification.payload
+            if let id = job.notificationID { payload.custom[Inbox.idKey] = .string(id) }
+            if let badge = job.badge { payload.aps.badge = badge }
+            notification.payload = payload
+        }
         let device = Device(
             userID: job.userID ?? "", token: job.token, environment: job.environment.flatMap(PushEnvironment.init(named:)), bundleID: job.bundleID,
             updatedAt: "")

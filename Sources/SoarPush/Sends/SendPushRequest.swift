@@ -6,7 +6,8 @@ import SoarCore
 ///
 /// `{"user_ids": [...]}`, `{"tokens": [...]}` or `{"all": true}`; then `{"title", "body"}` or a whole
 /// `{"payload": {"aps": …}}`, and optionally `push_type`, `priority` (10, 5, 1), `collapse_id`,
-/// `expiration` (Unix seconds; 0: now or never) and `environment` (for devices whose own is not known).
+/// `expiration` (Unix seconds; 0: now or never), `environment` (for devices whose own is not known)
+/// and `"badge": "unread"`.
 public struct SendPushRequest: Sendable {
     public enum Audience: Sendable, Equatable {
         case users([String])
@@ -21,11 +22,13 @@ public struct SendPushRequest: Sendable {
     public var collapseID: String?
     public var expiration: Date?
     public var environment: PushEnvironment?
+    /// `"badge": "unread"`: each device's `aps.badge` is its user's unread inbox count.
+    public var badgeUnread = false
 
     /// - Throws: ``PushError`` 400 naming the field that is missing, of the wrong type or out of range.
     public init(json: JSONValue) throws(PushError) {
         guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
-        let known: Set<String> = ["user_ids", "tokens", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment"]
+        let known: Set<String> = ["user_ids", "tokens", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
         }
@@ -80,6 +83,10 @@ public struct SendPushRequest: Sendable {
         if let name = try text("environment") {
             guard let environment = PushEnvironment(named: name) else { throw .invalid("environment must be \"sandbox\" or \"production\", not \"\(name)\"") }
             self.environment = environment
+        }
+        if let badge = object["badge"], badge != .null {
+            guard badge == .string("unread") else { throw .invalid("badge must be \"unread\" (a fixed badge goes in payload.aps.badge)") }
+            badgeUnread = true
         }
     }
 

@@ -6,13 +6,19 @@ public struct NewPushJob: Sendable {
     public let bundleID: String?
     /// Chosen once, so a retry after a crash carries the same `apns-id`.
     public let apnsID: String
+    /// The user's inbox row for this notification (the payload's `soar_id`).
+    public let notificationID: String?
+    /// `aps.badge` for this device, when the send asked for the unread count.
+    public let badge: Int?
 
-    public init(userID: String?, token: String, environment: String?, bundleID: String?, apnsID: String) {
+    public init(userID: String?, token: String, environment: String?, bundleID: String?, apnsID: String, notificationID: String? = nil, badge: Int? = nil) {
         self.userID = userID
         self.token = token
         self.environment = environment
         self.bundleID = bundleID
         self.apnsID = apnsID
+        self.notificationID = notificationID
+        self.badge = badge
     }
 }
 
@@ -25,6 +31,8 @@ public struct PushJob: Sendable, Equatable {
     public let environment: String?
     public let bundleID: String?
     public let apnsID: String
+    public let notificationID: String?
+    public let badge: Int?
 }
 
 /// A job's one final outcome.
@@ -59,6 +67,8 @@ public struct PushSendSummary: Sendable, Equatable {
     public let removed: Int
     /// Failures by reason.
     public let reasons: [String: Int]
+    /// Inbox rows of this send their owners opened.
+    public let opens: Int
 }
 
 /// The durable side of `send-push`: sends and their jobs, each job ending exactly once.
@@ -72,4 +82,8 @@ public protocol PushJobStore: Sendable {
     /// Records outcomes in one transaction; a job that already has one keeps it.
     func finishJobs(_ results: [PushJobResult]) throws(StoreError)
     func sendSummary(id: String) throws(StoreError) -> PushSendSummary?
+    /// Deletes each user's oldest inbox rows beyond `keep`.
+    func trimInbox(userIDs: [String], keep: Int) throws(StoreError)
+    /// Each user's unread inbox rows.
+    func unreadCounts(userIDs: [String]) throws(StoreError) -> [String: Int]
 }

@@ -21,7 +21,7 @@ extension SQLiteStore {
     }
 
     public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow] {
-        try checkWritable(table, access)
+        try checkWritable(table, access, .insert)
         let time = Timestamp.postgres(now())
         var statements: [(String, [SQLValue])] = []
         for values in rows {
@@ -72,7 +72,7 @@ extension SQLiteStore {
     }
 
     public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
-        try checkWritable(table, access)
+        try checkWritable(table, access, .update, columns: values.keys)
         if access.role == .authenticated, let owner = values[table.owner], owner != .text(access.userID ?? "") {
             throw .rowSecurity(table.name)
         }
@@ -95,7 +95,7 @@ extension SQLiteStore {
     }
 
     public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
-        try checkWritable(table, access)
+        try checkWritable(table, access, .delete)
         var sql = SQLiteSQL(table)
         let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition, access)) RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
@@ -104,9 +104,9 @@ extension SQLiteStore {
         }
     }
 
-    /// The grants: clients write only tables whose policies let them.
-    private func checkWritable(_ table: Table, _ access: Access) throws(StoreError) {
-        if access.role != .serviceRole && table.clientAccess == .readOwnRows { throw .permissionDenied(table.name) }
+    /// The grants: clients write only what the table's policies let them.
+    private func checkWritable(_ table: Table, _ access: Access, _ operation: Table.Operation, columns: some Sequence<String> = []) throws(StoreError) {
+        if access.role != .serviceRole && !table.clientAccess.allows(operation, columns: columns) { throw .permissionDenied(table.name) }
     }
 
     /// Fills defaults and checks NOT NULL, as Postgres does on insert.

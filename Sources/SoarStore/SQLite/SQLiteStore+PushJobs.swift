@@ -8,11 +8,11 @@ extension SQLiteStore {
             try connection.statement("INSERT INTO push_sends (id, request, total, created_at) VALUES (?1, ?2, ?3, ?4)")
                 .run([.text(id), .text(request), .integer(Int64(jobs.count)), .text(time)])
             let insert = try connection.statement(
-                "INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                "INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, badge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
             for job in jobs {
                 try insert.run([
                     .text(id), Self.optional(job.userID), .text(job.token), Self.optional(job.environment), Self.optional(job.bundleID),
-                    .text(job.apnsID), .text(time),
+                    .text(job.apnsID), .text(time), Self.optional(job.notificationID), job.badge.map { .integer(Int64($0)) } ?? .null,
                 ])
             }
         }
@@ -21,11 +21,12 @@ extension SQLiteStore {
     public func pendingJobs(after: Int64, limit: Int) throws(StoreError) -> [PushJob] {
         try read { connection throws(StoreError) in
             try connection.statement(
-                "SELECT id, send_id, user_id, token, environment, bundle_id, apns_id FROM push_jobs WHERE state = 'pending' AND id > ?1 ORDER BY id LIMIT ?2"
+                "SELECT id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge FROM push_jobs WHERE state = 'pending' AND id > ?1 ORDER BY id LIMIT ?2"
             ).rows([.integer(after), .integer(Int64(limit))]).map { row in
                 PushJob(
                     id: Self.integer(row[0]), sendID: Self.text(row[1]) ?? "", userID: Self.text(row[2]), token: Self.text(row[3]) ?? "",
-                    environment: Self.text(row[4]), bundleID: Self.text(row[5]), apnsID: Self.text(row[6]) ?? "")
+                    environment: Self.text(row[4]), bundleID: Self.text(row[5]), apnsID: Self.text(row[6]) ?? "", notificationID: Self.text(row[7]),
+                    badge: row[8] == .null ? nil : Int(Self.integer(row[8])))
             }
         }
     }
@@ -76,9 +77,30 @@ extension SQLiteStore {
                 removed += Int(Self.integer(row[3]))
                 if state == "failed", let reason = Self.text(row[1]) { reasons[reason, default: 0] += count }
             }
+            let opens = try connection.statement("SELECT count(*) FROM notifications WHERE send_id = ?1 AND opened_at IS NOT NULL").rows([.text(id)])
             return PushSendSummary(
                 id: id, createdAt: Self.text(send[0]) ?? "", finishedAt: Self.text(send[1]), total: Int(Self.integer(send[2])),
-                pending: counts["pending"] ?? 0, delivered: counts["delivered"] ?? 0, failed: counts["failed"] ?? 0, removed: removed, reasons: reasons)
+                pending: counts["pending"] ?? 0, delivered: counts["delivered"] ?? 0, failed: counts["failed"] ?? 0, removed: removed, reasons: reasons,
+                opens: Int(opens.first.map { Self.integer($0[0]) } ?? 0))
+        }
+    }
+
+    public func trimInbox(userIDs: [String], keep: Int) throws(StoreError) {
+        guard !userIDs.isEmpty else { return }
+        try write { connection throws(StoreError) in
+            let trim = try connection.statement(
+                "DELETE FROM notifications WHERE user_id = ?1 AND id NOT IN (SELECT id FROM notifications WHERE user_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2)"
+            )
+            for user in userIDs { try trim.run([.text(user), .integer(Int64(keep))]) }
+        }
+    }
+
+    public func unreadCounts(userIDs: [String]) throws(StoreError) -> [String: Int] {
+        try read { connection throws(StoreError) in
+            let count = try connection.statement("SELECT count(*) FROM notifications WHERE user_id = ?1 AND read_at IS NULL AND opened_at IS NULL")
+            var counts: [String: Int] = [:]
+            for user in userIDs { counts[user] = Int(try count.rows([.text(user)]).first.map { Self.integer($0[0]) } ?? 0) }
+            return counts
         }
     }
 

@@ -65,7 +65,23 @@ public enum AppTables {
         ],
         primaryKey: ["id"], owner: "user_id", clientAccess: .readOwnRows)
 
-    public static let all = [deviceTokens, todos, profiles, subscriptions, payments]
+    /// The server-side inbox: written by the push functions, read and marked by its owner.
+    public static let notifications = Table(
+        "notifications",
+        columns: [
+            Column("id", .uuid, default: .randomUUID),
+            Column("user_id", .uuid),
+            Column("title", .text, nullable: true),
+            Column("body", .text, nullable: true),
+            Column("payload", .jsonb, default: .value(.text("{}"))),
+            Column("send_id", .uuid, nullable: true),
+            Column("created_at", .timestamptz, default: .now),
+            Column("read_at", .timestamptz, nullable: true),
+            Column("opened_at", .timestamptz, nullable: true),
+        ],
+        primaryKey: ["id"], owner: "user_id", clientAccess: .markOwnRows(["read_at", "opened_at"]))
+
+    public static let all = [deviceTokens, todos, profiles, subscriptions, payments, notifications]
 
     public static func named(_ name: String) -> Table? { all.first { $0.name == name } }
 }

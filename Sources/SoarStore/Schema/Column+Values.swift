@@ -6,6 +6,7 @@ extension Column {
     ///
     /// - Throws: ``StoreError`` 22P02 when the value does not fit the type, as Postgres would.
     public func storable(_ value: JSONValue) throws(StoreError) -> SQLValue {
+        if kind == .jsonb { return value == .null ? .null : .text(value.jsonText) }
         switch value {
         case .null: return .null
         case .string(let text): return try storable(text: text)
@@ -44,6 +45,9 @@ extension Column {
         case .timestamptz:
             guard let date = Timestamp.parse(text) else { throw .invalidText("timestamp with time zone", text) }
             return .text(Timestamp.postgres(date))
+        case .jsonb:
+            guard let value = try? JSONValue.read(Data(text.utf8)) else { throw .invalidText("json", text) }
+            return .text(value.jsonText)
         }
     }
 
@@ -53,7 +57,7 @@ extension Column {
         case .null: return .null
         case .integer(let v): return kind == .boolean ? .bool(v != 0) : .int(Int(v))
         case .real(let v): return .double(v)
-        case .text(let v): return .string(v)
+        case .text(let v): return kind == .jsonb ? (try? JSONValue.read(Data(v.utf8))) ?? .string(v) : .string(v)
         }
     }
 }

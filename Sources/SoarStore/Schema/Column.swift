@@ -2,7 +2,7 @@
 public struct Column: Sendable {
     /// The Postgres types the data API speaks; SQLite stores each in a fixed shape.
     public enum Kind: String, Sendable {
-        case uuid, text, bigint, boolean, timestamptz
+        case uuid, text, bigint, boolean, timestamptz, jsonb
     }
 
     /// What a missing value becomes.

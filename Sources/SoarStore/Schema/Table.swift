@@ -8,6 +8,21 @@ public struct Table: Sendable {
         case ownRows
         /// Read their own rows; writes are the server's.
         case readOwnRows
+        /// Read and delete their own rows, and change only these columns; inserts are the server's.
+        case markOwnRows([String])
+
+        /// Whether a client may do `operation` to its own rows (`columns`: those an update sets).
+        public func allows(_ operation: Operation, columns: some Sequence<String> = []) -> Bool {
+            switch (self, operation) {
+            case (.ownRows, _), (.markOwnRows, .delete): true
+            case (.markOwnRows(let allowed), .update): columns.allSatisfy { allowed.contains($0) }
+            default: false
+            }
+        }
+    }
+
+    public enum Operation: Sendable {
+        case insert, update, delete
     }
 
     public let name: String
