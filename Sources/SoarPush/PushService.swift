@@ -14,6 +14,7 @@ public final class PushService: Sendable {
     private let jobs: any PushJobStore
     private let inbox: Inbox
     private let worker: PushWorker?
+    private let metrics = PushMetrics()
 
     /// Starts the background worker at once when APNs is configured, so sends a stopped process
     /// left unfinished go out.
@@ -28,7 +29,7 @@ public final class PushService: Sendable {
             let clients = APNsClients(settings: configured)
             self.clients = clients
             worker = PushWorker(
-                store: store, delivery: DeviceDelivery(clients: clients, rows: rows), defaultEnvironment: configured.defaultEnvironment)
+                store: store, delivery: DeviceDelivery(clients: clients, rows: rows, metrics: metrics), defaultEnvironment: configured.defaultEnvironment)
             worker?.start()
         } else {
             clients = nil
@@ -74,7 +75,7 @@ public final class PushService: Sendable {
             throw PushError(503, "store_unavailable", error.message)
         }
         let notification = APNsNotification(token: "", payload: payload)
-        let delivery = DeviceDelivery(clients: clients, rows: rows)
+        let delivery = DeviceDelivery(clients: clients, rows: rows, metrics: metrics)
         let environment = request.environment ?? clients.settings.defaultEnvironment
         let results = await withTaskGroup(of: (Int, DeviceResult).self) { group in
             for (index, device) in devices.enumerated() {
@@ -150,6 +151,9 @@ public final class PushService: Sendable {
             "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }), "opens": .int(summary.opens),
         ])
     }
+
+    /// Push's lines for `/metrics`.
+    public var metricsText: String { metrics.text(pending: try? jobs.pendingJobCount()) }
 
     /// Registers the caller's device from `{token, platform, environment, bundle_id}`; returns its row.
     public func register(userID: String, body: JSONValue) throws(PushError) -> [String: JSONValue] {

@@ -73,9 +73,10 @@ public final class Server: Sendable {
         }
         let health = HealthEndpoints(store: store)
         let metrics = self.metrics
+        let pushService = self.push
         router.add(["GET"], "/health") { _ throws(ServerError) in health.check() }
         router.add(["GET"], "/metrics") { _ throws(ServerError) in
-            HTTPResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4")], body: Data(metrics.text.utf8))
+            HTTPResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4")], body: Data((metrics.text + pushService.metricsText).utf8))
         }
         self.router = router
         box.server = self

@@ -10,8 +10,16 @@ import SoarCore
 struct DeviceDelivery: Sendable {
     let clients: APNsClients
     let rows: DeviceRows
+    let metrics: PushMetrics
 
     func deliver(_ notification: APNsNotification, to device: Device, requested: PushEnvironment) async -> DeviceResult {
+        let started = ContinuousClock.now
+        let result = await settle(notification, device, requested)
+        metrics.record(result, seconds: Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000)
+        return result
+    }
+
+    private func settle(_ notification: APNsNotification, _ device: Device, _ requested: PushEnvironment) async -> DeviceResult {
         var notification = notification
         notification.token = device.token.lowercased()
         notification.topic = notification.topic ?? device.bundleID

@@ -82,6 +82,8 @@ public protocol PushJobStore: Sendable {
     /// Records outcomes in one transaction; a job that already has one keeps it.
     func finishJobs(_ results: [PushJobResult]) throws(StoreError)
     func sendSummary(id: String) throws(StoreError) -> PushSendSummary?
+    /// Jobs waiting for their outcome, over every send.
+    func pendingJobCount() throws(StoreError) -> Int
     /// Deletes each user's oldest inbox rows beyond `keep`.
     func trimInbox(userIDs: [String], keep: Int) throws(StoreError)
     /// Each user's unread inbox rows.

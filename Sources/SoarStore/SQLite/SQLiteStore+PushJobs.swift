@@ -85,6 +85,12 @@ extension SQLiteStore {
         }
     }
 
+    public func pendingJobCount() throws(StoreError) -> Int {
+        try read { connection throws(StoreError) in
+            Int(try connection.statement("SELECT count(*) FROM push_jobs WHERE state = 'pending'").rows([]).first.map { Self.integer($0[0]) } ?? 0)
+        }
+    }
+
     public func trimInbox(userIDs: [String], keep: Int) throws(StoreError) {
         guard !userIDs.isEmpty else { return }
         try write { connection throws(StoreError) in
