@@ -12,7 +12,7 @@ public final class PushService: Sendable {
     private let rows: DeviceRows
     private let registration: DeviceRegistration
     private let jobs: any PushJobStore
-    private let inbox: Inbox
+    private let inboxSize: Int
     private let worker: PushWorker?
     private let metrics = PushMetrics()
 
@@ -24,7 +24,7 @@ public final class PushService: Sendable {
         rows = DeviceRows(store: store)
         registration = DeviceRegistration(store: store)
         jobs = store
-        inbox = Inbox(store: store, keep: inboxSize)
+        self.inboxSize = inboxSize
         if case .configured(let configured) = settings {
             let clients = APNsClients(settings: configured)
             self.clients = clients
@@ -69,11 +69,9 @@ public final class PushService: Sendable {
         var custom: [String: JSONValue] = [:]
         if let deeplink = request.deeplink { custom["deeplink"] = .string(deeplink) }
         var payload = Payload.alert(title: request.title, body: request.body, custom: custom)
-        do {
-            if let id = try inbox.add(payload, for: [userID], sendID: nil)[userID] { payload.custom[Inbox.idKey] = .string(id) }
-        } catch {
-            throw PushError(503, "store_unavailable", error.message)
-        }
+        let row = Inbox.rows(payload, for: [userID])
+        do { try jobs.addNotifications(row, inboxSize: inboxSize) } catch { throw PushError(503, "store_unavailable", error.message) }
+        payload.custom[Inbox.idKey] = .string(row[0].id)
         let notification = APNsNotification(token: "", payload: payload)
         let delivery = DeviceDelivery(clients: clients, rows: rows, metrics: metrics)
         let environment = request.environment ?? clients.settings.defaultEnvironment
@@ -123,14 +121,16 @@ public final class PushService: Sendable {
             var users: [String] = []
             var seen = Set<String>()
             for device in devices where !device.userID.isEmpty && seen.insert(device.userID).inserted { users.append(device.userID) }
-            let rowIDs = try inbox.add(request.payload, for: users, sendID: id)
-            let badges = request.badgeUnread ? try inbox.unreadCounts(users) : [:]
+            let notifications = Inbox.rows(request.payload, for: users)
+            var rowIDs: [String: String] = [:]
+            for row in notifications { rowIDs[row.userID] = row.id }
             newJobs = devices.map {
                 NewPushJob(
                     userID: $0.userID.isEmpty ? nil : $0.userID, token: $0.token, environment: $0.environment?.rawValue, bundleID: $0.bundleID,
-                    apnsID: RandomUUID.lowercase(), notificationID: rowIDs[$0.userID], badge: badges[$0.userID])
+                    apnsID: RandomUUID.lowercase(), notificationID: rowIDs[$0.userID])
             }
-            try jobs.createSend(id: id, request: body.jsonText, jobs: newJobs)
+            try jobs.createSend(
+                id: id, request: body.jsonText, jobs: newJobs, notifications: notifications, inboxSize: inboxSize, badgeUnread: request.badgeUnread)
         } catch {
             throw PushError(503, "store_unavailable", error.message)
         }

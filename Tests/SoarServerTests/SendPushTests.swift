@@ -91,8 +91,11 @@ import Testing
         let body = #"{"tokens":[\#((0..<300).map { "\"\(Self.token($0))\"" }.joined(separator: ","))],"title":"x","body":"y"}"#
         let answer = try await send(fixture, body)
         let summary = try await finished(fixture, try #require(answer.object["send_id"]?.stringValue, "\(answer.text)"))
-        #expect(summary["total"] == 300 && summary["delivered"] == 300, "\(summary)")
-        #expect(Set(emulator.emulator.state.deliveries.map(\.token)).count == 300)
+        // Each token ends once: delivered, or (rarely, when every retry met an injected 503) failed with that reason.
+        let delivered = summary["delivered"]?.intValue ?? 0
+        #expect(summary["total"] == 300 && delivered + (summary["failed"]?.intValue ?? 0) == 300 && delivered >= 290, "\(summary)")
+        #expect(summary["reasons"]?.objectValue?.keys.allSatisfy { $0 == "ServiceUnavailable" } != false, "\(summary)")
+        #expect(Set(emulator.emulator.state.deliveries.map(\.token)).count == delivered, "each delivered token reached the emulator once")
     }
 
     @Test func onlyTheServiceRoleSendsAndBadBodiesChangeNothing() async throws {

@@ -12,7 +12,8 @@ CREATE TABLE notifications (
     opened_at TEXT
 );
 CREATE INDEX notifications_user_id_created_at ON notifications (user_id, created_at);
-CREATE INDEX notifications_send_id ON notifications (send_id);
+-- Opens by send, for a send's statistics: only opened rows are indexed.
+CREATE INDEX notifications_opened_send_id ON notifications (send_id) WHERE opened_at IS NOT NULL;
 
 -- Each job carries its user's inbox row (the payload's soar_id) and, for "badge": "unread", the badge.
 ALTER TABLE push_jobs ADD COLUMN notification_id TEXT;

@@ -6,8 +6,13 @@ public struct APNsNotification: Sendable {
     /// The device token as lowercase hex.
     public var token: String
     public var payload: Payload {
-        didSet { encodedPayload = payload.encoded() }
+        get { storedPayload }
+        set {
+            storedPayload = newValue
+            encodedPayload = newValue.encoded()
+        }
     }
+    private var storedPayload: Payload
     /// The payload's JSON, encoded once however often the notification is copied (a bulk send of
     /// one message to many tokens encodes it once).
     public private(set) var encodedPayload: Data
@@ -21,12 +26,19 @@ public struct APNsNotification: Sendable {
     /// The `apns-id`; generated when nil, kept across retries.
     public var apnsID: UUID?
 
+    /// Sets the payload with its JSON already written (a send to many devices that differ by one
+    /// top-level key writes it by splicing, not by encoding each copy). `encoded` must be `payload`'s JSON.
+    public mutating func setPayload(_ payload: Payload, encoded: Data) {
+        storedPayload = payload
+        encodedPayload = encoded
+    }
+
     public init(
         token: String, payload: Payload, pushType: PushType = .alert, topic: String? = nil, priority: APNsPriority? = nil,
         expiration: Date? = nil, collapseID: String? = nil, apnsID: UUID? = nil
     ) {
         self.token = token
-        self.payload = payload
+        self.storedPayload = payload
         self.encodedPayload = payload.encoded()
         self.pushType = pushType
         self.topic = topic

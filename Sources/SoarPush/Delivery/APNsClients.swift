@@ -16,7 +16,6 @@ final class APNsClients: Sendable {
             var configuration = APNsConfiguration(
                 credentials: settings.credentials, environment: settings.destinations[environment] ?? .sandbox, bundleID: settings.bundleID)
             configuration.caFile = settings.caFile
-            configuration.retry = RetryPolicy(maxRetries: 2)
             configuration.timeout = .seconds(10)
             let client = try APNsClient(configuration)
             clients[environment] = client

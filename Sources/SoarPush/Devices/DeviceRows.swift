@@ -66,13 +66,16 @@ struct DeviceRows: Sendable {
         .compare(column: column, op: .eq, operand: .value(.text(value)))
     }
 
+    /// Where each field sits in a stored row, looked up once.
+    private static let positions = ["user_id", "token", "environment", "bundle_id", "updated_at"].map { AppTables.deviceTokens.position(of: $0)! }
+
     private func device(_ row: StoredRow) -> Device {
-        func text(_ name: String) -> String? {
-            guard let position = table.position(of: name), case .text(let value) = row[position] else { return nil }
+        func text(_ field: Int) -> String? {
+            guard case .text(let value) = row[Self.positions[field]] else { return nil }
             return value
         }
         return Device(
-            userID: text("user_id") ?? "", token: text("token") ?? "", environment: text("environment").flatMap(PushEnvironment.init(named:)),
-            bundleID: text("bundle_id"), updatedAt: text("updated_at") ?? "")
+            userID: text(0) ?? "", token: text(1) ?? "", environment: text(2).flatMap(PushEnvironment.init(named:)), bundleID: text(3),
+            updatedAt: text(4) ?? "")
     }
 }

@@ -55,43 +55,64 @@ final class PushWorker: Sendable {
         }
     }
 
+    /// A send as the worker uses it: its request and the notification every job starts from.
+    private struct Prepared: Sendable {
+        let request: SendPushRequest
+        let notification: APNsNotification
+        /// The payload's JSON after its opening brace, for splicing a `soar_id` in front.
+        let rest: Data
+    }
+
     private func deliver(_ jobs: [PushJob]) async {
-        var requests: [String: SendPushRequest?] = [:]
+        var sends: [String: Prepared?] = [:]
         for send in Set(jobs.map(\.sendID)) {
-            requests[send] = (try? store.sendRequest(id: send)).flatMap { $0 }.flatMap { text in
+            let request = (try? store.sendRequest(id: send)).flatMap { $0 }.flatMap { text in
                 (try? JSONValue.read(Data(text.utf8))).flatMap { try? SendPushRequest(json: $0) }
+            }
+            sends[send] = request.map { request in
+                let notification = request.notification
+                return Prepared(request: request, notification: notification, rest: notification.encodedPayload.dropFirst())
             }
         }
         var pending: [PushJobResult] = []
+        var recordings: [Task<Void, Never>] = []
         await withTaskGroup(of: PushJobResult.self) { group in
             var next = 0
             func add() {
                 let job = jobs[next]
                 next += 1
-                let request = requests[job.sendID] ?? nil
-                group.addTask { [self] in await result(job, request) }
+                let send = sends[job.sendID] ?? nil
+                group.addTask { [self] in await result(job, send) }
             }
             while next < min(concurrency, jobs.count) { add() }
             for await result in group {
                 pending.append(result)
-                if pending.count >= batch { record(&pending) }
+                // Outcomes are written beside the sending, not in its way.
+                if pending.count >= batch { recordings.append(record(pending)); pending.removeAll(keepingCapacity: true) }
                 if next < jobs.count && !Task.isCancelled { add() }
             }
         }
-        record(&pending)
+        recordings.append(record(pending))
+        for recording in recordings { await recording.value }
     }
 
-    private func result(_ job: PushJob, _ request: SendPushRequest?) async -> PushJobResult {
-        guard let request else {
+    private func result(_ job: PushJob, _ send: Prepared?) async -> PushJobResult {
+        guard let send else {
             return PushJobResult(jobID: job.id, delivered: false, reason: "InvalidRequest", environment: nil, removed: false)
         }
-        var notification = request.notification
+        let request = send.request
+        var notification = send.notification
         notification.apnsID = UUID(uuidString: job.apnsID)
-        if job.notificationID != nil || job.badge != nil {
+        if let badge = job.badge {
             var payload = notification.payload
             if let id = job.notificationID { payload.custom[Inbox.idKey] = .string(id) }
-            if let badge = job.badge { payload.aps.badge = badge }
+            payload.aps.badge = badge
             notification.payload = payload
+        } else if let id = job.notificationID {
+            var payload = notification.payload
+            payload.custom[Inbox.idKey] = .string(id)
+            let encoded = Data("{\"\(Inbox.idKey)\":\"\(id)\"".utf8) + (send.rest.first == UInt8(ascii: "}") ? Data() : Data(",".utf8)) + send.rest
+            notification.setPayload(payload, encoded: encoded)
         }
         let device = Device(
             userID: job.userID ?? "", token: job.token, environment: job.environment.flatMap(PushEnvironment.init(named:)), bundleID: job.bundleID,
@@ -102,9 +123,9 @@ final class PushWorker: Sendable {
             removed: outcome.removed)
     }
 
-    /// Commits outcomes; on a store failure they stay pending and go out again on the next pass.
-    private func record(_ results: inout [PushJobResult]) {
-        try? store.finishJobs(results)
-        results.removeAll(keepingCapacity: true)
+    /// Commits outcomes on a task of their own; on a store failure they stay pending and go out
+    /// again on the next pass.
+    private func record(_ results: [PushJobResult]) -> Task<Void, Never> {
+        Task.detached { [store] in try? store.finishJobs(results) }
     }
 }

@@ -22,6 +22,24 @@ public struct NewPushJob: Sendable {
     }
 }
 
+/// One inbox row, as the push functions write it.
+public struct NewNotification: Sendable {
+    public let id: String
+    public let userID: String
+    public let title: String?
+    public let body: String?
+    /// The payload as sent (JSON text), its `soar_id` included.
+    public let payload: String
+
+    public init(id: String, userID: String, title: String?, body: String?, payload: String) {
+        self.id = id
+        self.userID = userID
+        self.title = title
+        self.body = body
+        self.payload = payload
+    }
+}
+
 /// A job waiting for its outcome.
 public struct PushJob: Sendable, Equatable {
     public let id: Int64
@@ -73,8 +91,13 @@ public struct PushSendSummary: Sendable, Equatable {
 
 /// The durable side of `send-push`: sends and their jobs, each job ending exactly once.
 public protocol PushJobStore: Sendable {
-    /// Stores a send and all its jobs in one transaction.
-    func createSend(id: String, request: String, jobs: [NewPushJob]) throws(StoreError)
+    /// Stores a send, its users' inbox rows (each inbox then trimmed to `inboxSize`) and all its
+    /// jobs in one transaction. With `badgeUnread`, each job's badge is its user's unread count.
+    func createSend(
+        id: String, request: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool
+    ) throws(StoreError)
+    /// Adds inbox rows outside a send (send-test-push), each inbox then trimmed to `inboxSize`.
+    func addNotifications(_ notifications: [NewNotification], inboxSize: Int) throws(StoreError)
     /// Pending jobs with ids above `after`, oldest first.
     func pendingJobs(after: Int64, limit: Int) throws(StoreError) -> [PushJob]
     /// The request a send was made with (its JSON text).
@@ -84,8 +107,4 @@ public protocol PushJobStore: Sendable {
     func sendSummary(id: String) throws(StoreError) -> PushSendSummary?
     /// Jobs waiting for their outcome, over every send.
     func pendingJobCount() throws(StoreError) -> Int
-    /// Deletes each user's oldest inbox rows beyond `keep`.
-    func trimInbox(userIDs: [String], keep: Int) throws(StoreError)
-    /// Each user's unread inbox rows.
-    func unreadCounts(userIDs: [String]) throws(StoreError) -> [String: Int]
 }

@@ -24,7 +24,9 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5_000)
         try execute("PRAGMA foreign_keys = ON; PRAGMA case_sensitive_like = ON;")
-        if !readOnly { try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;") }
+        // The writer keeps up to 16 MB of pages: a send to many users writes tens of MB in one
+        // transaction, and SQLite's default 2 MB cache would read back pages it just wrote.
+        if !readOnly { try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384;") }
     }
 
     deinit {

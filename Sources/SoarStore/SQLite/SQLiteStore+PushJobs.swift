@@ -2,11 +2,14 @@ import Foundation
 import SoarCore
 
 extension SQLiteStore {
-    public func createSend(id: String, request: String, jobs: [NewPushJob]) throws(StoreError) {
+    public func createSend(
+        id: String, request: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool
+    ) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in
-            try connection.statement("INSERT INTO push_sends (id, request, total, created_at) VALUES (?1, ?2, ?3, ?4)")
-                .run([.text(id), .text(request), .integer(Int64(jobs.count)), .text(time)])
+            try connection.statement("INSERT INTO push_sends (id, request, total, created_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5)")
+                .run([.text(id), .text(request), .integer(Int64(jobs.count)), .text(time), jobs.isEmpty ? .text(time) : .null])
+            try Self.insert(notifications, sendID: id, inboxSize: inboxSize, time: time, on: connection)
             let insert = try connection.statement(
                 "INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, badge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
             for job in jobs {
@@ -15,6 +18,38 @@ extension SQLiteStore {
                     .text(job.apnsID), .text(time), Self.optional(job.notificationID), job.badge.map { .integer(Int64($0)) } ?? .null,
                 ])
             }
+            if badgeUnread {
+                try connection.statement(
+                    "UPDATE push_jobs SET badge = (SELECT count(*) FROM notifications WHERE notifications.user_id = push_jobs.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE send_id = ?1 AND user_id IS NOT NULL"
+                ).run([.text(id)])
+            }
+        }
+    }
+
+    public func addNotifications(_ notifications: [NewNotification], inboxSize: Int) throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try write { connection throws(StoreError) in try Self.insert(notifications, sendID: nil, inboxSize: inboxSize, time: time, on: connection) }
+    }
+
+    /// Inserts inbox rows, then trims the inboxes now over `inboxSize` (found with one query per
+    /// 10,000 users, so a send to everyone trims only those that are full).
+    private static func insert(_ notifications: [NewNotification], sendID: String?, inboxSize: Int, time: String, on connection: SQLiteConnection) throws(StoreError) {
+        guard !notifications.isEmpty else { return }
+        let insert = try connection.statement(
+            "INSERT INTO notifications (id, user_id, title, body, payload, send_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+        for row in notifications {
+            try insert.run([.text(row.id), .text(row.userID), optional(row.title), optional(row.body), .text(row.payload), optional(sendID), .text(time)])
+        }
+        let users = Array(Set(notifications.map(\.userID)))
+        let trim = try connection.statement(
+            "DELETE FROM notifications WHERE user_id = ?1 AND id NOT IN (SELECT id FROM notifications WHERE user_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2)")
+        for start in stride(from: 0, to: users.count, by: 10_000) {
+            let chunk = users[start..<min(start + 10_000, users.count)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let full = try connection.statement(
+                "SELECT user_id FROM notifications WHERE user_id IN (\(marks)) GROUP BY user_id HAVING count(*) > \(inboxSize)"
+            ).rows(chunk.map { .text($0) })
+            for row in full { try trim.run([row[0], .integer(Int64(inboxSize))]) }
         }
     }
 
@@ -44,43 +79,49 @@ extension SQLiteStore {
             let update = try connection.statement(
                 "UPDATE push_jobs SET state = ?1, reason = ?2, environment = coalesce(?3, environment), removed = ?4, updated_at = ?5 WHERE id = ?6 AND state = 'pending' RETURNING send_id"
             )
-            var sends = Set<String>()
+            // Only jobs that were still pending count, so an outcome recorded twice is counted once.
+            var counts: [String: (delivered: Int, failed: Int, removed: Int, reasons: [String: Int])] = [:]
             for result in results {
                 let rows = try update.rows([
                     .text(result.delivered ? "delivered" : "failed"), Self.optional(result.reason), Self.optional(result.environment),
                     .integer(result.removed ? 1 : 0), .text(time), .integer(result.jobID),
                 ])
-                if let send = rows.first.flatMap({ Self.text($0[0]) }) { sends.insert(send) }
+                guard let send = rows.first.flatMap({ Self.text($0[0]) }) else { continue }
+                var count = counts[send] ?? (0, 0, 0, [:])
+                if result.delivered { count.delivered += 1 } else { count.failed += 1 }
+                if result.removed { count.removed += 1 }
+                if !result.delivered { count.reasons[result.reason ?? "Unknown", default: 0] += 1 }
+                counts[send] = count
             }
-            let finish = try connection.statement(
-                "UPDATE push_sends SET finished_at = ?1 WHERE id = ?2 AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM push_jobs WHERE send_id = ?2 AND state = 'pending')"
+            let tally = try connection.statement(
+                "UPDATE push_sends SET delivered = delivered + ?1, failed = failed + ?2, removed = removed + ?3, finished_at = CASE WHEN delivered + ?1 + failed + ?2 >= total THEN ?4 ELSE finished_at END WHERE id = ?5"
             )
-            for send in sends { try finish.run([.text(time), .text(send)]) }
+            let reason = try connection.statement(
+                "INSERT INTO push_send_reasons (send_id, reason, count) VALUES (?1, ?2, ?3) ON CONFLICT (send_id, reason) DO UPDATE SET count = count + excluded.count"
+            )
+            for (send, count) in counts {
+                try tally.run([.integer(Int64(count.delivered)), .integer(Int64(count.failed)), .integer(Int64(count.removed)), .text(time), .text(send)])
+                for (name, number) in count.reasons { try reason.run([.text(send), .text(name), .integer(Int64(number))]) }
+            }
         }
     }
 
     public func sendSummary(id: String) throws(StoreError) -> PushSendSummary? {
         try read { connection throws(StoreError) in
-            guard let send = try connection.statement("SELECT created_at, finished_at, total FROM push_sends WHERE id = ?1").rows([.text(id)]).first else {
-                return nil
-            }
-            var counts: [String: Int] = [:]
+            guard let send = try connection.statement("SELECT created_at, finished_at, total, delivered, failed, removed FROM push_sends WHERE id = ?1")
+                .rows([.text(id)]).first
+            else { return nil }
             var reasons: [String: Int] = [:]
-            var removed = 0
-            let groups = try connection.statement(
-                "SELECT state, reason, count(*), sum(removed) FROM push_jobs WHERE send_id = ?1 GROUP BY state, reason"
-            ).rows([.text(id)])
-            for row in groups {
-                let state = Self.text(row[0]) ?? ""
-                let count = Int(Self.integer(row[2]))
-                counts[state, default: 0] += count
-                removed += Int(Self.integer(row[3]))
-                if state == "failed", let reason = Self.text(row[1]) { reasons[reason, default: 0] += count }
+            for row in try connection.statement("SELECT reason, count FROM push_send_reasons WHERE send_id = ?1").rows([.text(id)]) {
+                reasons[Self.text(row[0]) ?? ""] = Int(Self.integer(row[1]))
             }
             let opens = try connection.statement("SELECT count(*) FROM notifications WHERE send_id = ?1 AND opened_at IS NOT NULL").rows([.text(id)])
+            let total = Int(Self.integer(send[2]))
+            let delivered = Int(Self.integer(send[3]))
+            let failed = Int(Self.integer(send[4]))
             return PushSendSummary(
-                id: id, createdAt: Self.text(send[0]) ?? "", finishedAt: Self.text(send[1]), total: Int(Self.integer(send[2])),
-                pending: counts["pending"] ?? 0, delivered: counts["delivered"] ?? 0, failed: counts["failed"] ?? 0, removed: removed, reasons: reasons,
+                id: id, createdAt: Self.text(send[0]) ?? "", finishedAt: Self.text(send[1]), total: total, pending: total - delivered - failed,
+                delivered: delivered, failed: failed, removed: Int(Self.integer(send[5])), reasons: reasons,
                 opens: Int(opens.first.map { Self.integer($0[0]) } ?? 0))
         }
     }
@@ -88,25 +129,6 @@ extension SQLiteStore {
     public func pendingJobCount() throws(StoreError) -> Int {
         try read { connection throws(StoreError) in
             Int(try connection.statement("SELECT count(*) FROM push_jobs WHERE state = 'pending'").rows([]).first.map { Self.integer($0[0]) } ?? 0)
-        }
-    }
-
-    public func trimInbox(userIDs: [String], keep: Int) throws(StoreError) {
-        guard !userIDs.isEmpty else { return }
-        try write { connection throws(StoreError) in
-            let trim = try connection.statement(
-                "DELETE FROM notifications WHERE user_id = ?1 AND id NOT IN (SELECT id FROM notifications WHERE user_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2)"
-            )
-            for user in userIDs { try trim.run([.text(user), .integer(Int64(keep))]) }
-        }
-    }
-
-    public func unreadCounts(userIDs: [String]) throws(StoreError) -> [String: Int] {
-        try read { connection throws(StoreError) in
-            let count = try connection.statement("SELECT count(*) FROM notifications WHERE user_id = ?1 AND read_at IS NULL AND opened_at IS NULL")
-            var counts: [String: Int] = [:]
-            for user in userIDs { counts[user] = Int(try count.rows([.text(user)]).first.map { Self.integer($0[0]) } ?? 0) }
-            return counts
         }
     }
 
