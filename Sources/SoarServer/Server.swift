@@ -17,6 +17,8 @@ public final class Server: Sendable {
         public var tokenLifetime = 3600
         /// Notifications kept per user in the server-side inbox.
         public var inboxSize = 500
+        /// How long send-test-push waits for APNs before answering 504 (delivery goes on).
+        public var testPushDeadline = Duration.seconds(20)
         public var version = "soar"
 
         public init() {}
@@ -60,7 +62,7 @@ public final class Server: Sendable {
         var router = Router()
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
         self.push = PushService(settings: push, store: store, inboxSize: configuration.inboxSize)
-        PushEndpoints(push: self.push, gateway: gateway).register(in: &router)
+        PushEndpoints(push: self.push, gateway: gateway, deadline: configuration.testPushDeadline).register(in: &router)
         let rest = RestService(store: store, tables: AppTables.all)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)

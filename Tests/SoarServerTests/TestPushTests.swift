@@ -90,6 +90,15 @@ import Testing
         #expect(emulator.emulator.state.counters.rejected["BadDeviceToken"] ?? 0 == before)
     }
 
+    @Test func aSilentAPNsHoldsAWorkerOnlyUntilTheDeadline() async throws {
+        let emulator = try EmulatorFixture { $0.faults.latencyMilliseconds = 3000 }
+        let fixture = try ServerFixture(configure: { $0.testPushDeadline = .milliseconds(300) }, push: try emulator.pushSettings())
+        let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1)])
+        let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: "{}")
+        #expect(answer.status == 504 && answer.object["error"] == "apns_timeout", "\(answer.text)")
+        #expect(answer.object["message"]?.stringValue?.contains("may still be delivered") == true)
+    }
+
     @Test func notConfiguredIsASafeNoOp() async throws {
         let fixture = try ServerFixture()
         let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1)])

@@ -8,6 +8,9 @@ import SoarPush
 struct PushEndpoints: Sendable {
     let push: PushService
     let gateway: Gateway
+    /// How long send-test-push may hold an HTTP worker thread; APNs' own timeouts and retries can
+    /// take longer when it does not answer, and the server has only a few workers.
+    let deadline: Duration
 
     func register(in router: inout Router) {
         router.add(["POST"], "/functions/v1/send-test-push") { exchange throws(ServerError) in
@@ -15,7 +18,9 @@ struct PushEndpoints: Sendable {
             let userID = try caller(exchange, "send-test-push sends to the caller's own devices")
             let body = try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }
             let push = self.push
-            return try Self.answer(status: 200) { () async throws(PushError) -> JSONValue in try await push.sendTestPush(userID: userID, body: body) }
+            return try Self.answer(status: 200, deadline: deadline) { () async throws(PushError) -> JSONValue in
+                try await push.sendTestPush(userID: userID, body: body)
+            }
         }
         router.add(["POST"], "/functions/v1/send-push") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
@@ -63,14 +68,20 @@ struct PushEndpoints: Sendable {
         }
     }
 
-    /// Runs the push service's async work to its end on this HTTP worker thread.
-    private static func answer(status: Int, _ work: @escaping @Sendable () async throws(PushError) -> JSONValue) throws(ServerError) -> HTTPResponse {
-        let result = Blocking.run { () async -> Result<JSONValue, PushError> in
+    /// Runs the push service's async work on this HTTP worker thread, up to the deadline.
+    private static func answer(
+        status: Int, deadline: Duration, _ work: @escaping @Sendable () async throws(PushError) -> JSONValue
+    ) throws(ServerError) -> HTTPResponse {
+        let result = Blocking.run(deadline: deadline) { () async -> Result<JSONValue, PushError> in
             do throws(PushError) { return .success(try await work()) } catch { return .failure(error) }
         }
         switch result {
-        case .success(let json): return .json(status, json)
-        case .failure(let error): throw serverError(error)
+        case .success(let json)?: return .json(status, json)
+        case .failure(let error)?: throw serverError(error)
+        case nil:
+            throw .function(
+                504, "apns_timeout",
+                "APNs did not answer within \(deadline); the notifications may still be delivered, and dead tokens are still removed")
         }
     }
 
@@ -81,15 +92,17 @@ struct PushEndpoints: Sendable {
 
 /// Waits on a worker thread of the HTTP server (never a Swift concurrency thread) for async work.
 enum Blocking {
-    static func run<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+    /// The work's result, or nil when it is still running at the deadline (it then goes on alone).
+    static func run<T: Sendable>(deadline: Duration, _ work: @escaping @Sendable () async -> T) -> T? {
         let box = Box<T>()
         let done = DispatchSemaphore(value: 0)
         Task {
             box.value = await work()
             done.signal()
         }
-        done.wait()
-        return box.value!
+        let (seconds, attoseconds) = deadline.components
+        guard done.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) == .success else { return nil }
+        return box.value
     }
 
     private final class Box<T>: @unchecked Sendable {
