@@ -100,7 +100,7 @@ public final class PushService: Sendable {
             if case .notConfigured(let missing) = settings { throw .notConfigured(missing) }
             throw .notConfigured([])
         }
-        let devices: [Device]
+        var devices: [Device]
         do {
             switch request.audience {
             case .everyone: devices = try rows.allIOSDevices()
@@ -109,11 +109,12 @@ public final class PushService: Sendable {
                 let registered = try rows.iOSDevices("token", in: tokens)
                 let known = Set(registered.map(\.token))
                 // A token no row holds is still sent to; it has no row to heal or remove.
-                devices = registered + tokens.filter { !known.contains($0) }.map { Device(userID: "", token: $0, environment: nil, bundleID: nil, updatedAt: "") }
+                devices = registered + Set(tokens).subtracting(known).sorted().map { Device(userID: "", token: $0, environment: nil, bundleID: nil, updatedAt: "") }
             }
         } catch {
             throw PushError(503, "store_unavailable", error.message)
         }
+        devices = Self.onePerToken(devices)
         let id = RandomUUID.lowercase()
         let newJobs: [NewPushJob]
         do {
@@ -136,6 +137,18 @@ public final class PushService: Sendable {
         }
         worker.wake()
         return .object(["send_id": .string(id), "devices": .int(newJobs.count), "status": .string("/functions/v1/sends/\(id)")])
+    }
+
+    /// One device per token: a device that changed hands is registered by both users, and gets
+    /// the notification once, as its latest registration's.
+    static func onePerToken(_ devices: [Device]) -> [Device] {
+        var latest: [String: Int] = [:]
+        for (index, device) in devices.enumerated() {
+            if let seen = latest[device.token], devices[seen].updatedAt > device.updatedAt { continue }
+            latest[device.token] = index
+        }
+        guard latest.count < devices.count else { return devices }
+        return latest.values.sorted().map { devices[$0] }
     }
 
     /// A send's progress: counts by outcome and reason, rows removed.

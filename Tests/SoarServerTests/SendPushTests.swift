@@ -49,15 +49,19 @@ import Testing
         #expect(Set(emulator.emulator.state.deliveries.map(\.token)) == [Self.token(0), Self.token(1)])
 
         emulator.emulator.state.clearDeliveries()
-        let toTokens = try await send(fixture, #"{"tokens":["\#(Self.token(2))","\#(stranger)"],"payload":{"aps":{"content-available":1},"k":1},"push_type":"background","priority":5}"#)
+        let toTokens = try await send(fixture, #"{"tokens":["\#(Self.token(2))","\#(stranger)","\#(stranger.uppercased())"],"payload":{"aps":{"content-available":1},"k":1},"push_type":"background","priority":5}"#)
         #expect(toTokens.status == 202 && toTokens.object["devices"] == 2, "\(toTokens.text)")
         _ = try await finished(fixture, try #require(toTokens.object["send_id"]?.stringValue))
         let background = emulator.emulator.state.deliveries
         #expect(Set(background.map(\.token)) == [Self.token(2), stranger], "an unregistered token is sent to as well")
         #expect(background.allSatisfy { delivery in delivery.headers.contains { $0 == ("apns-push-type", "background") } })
 
+        // A device that changed hands: user 1 registers user 0's token too; it gets one notification.
+        let second = try await fixture.signUp("u1-again@example.com")
+        _ = try await fixture.call("POST", "/rest/v1/device_tokens", bearer: second.token, body: #"{"token":"\#(Self.token(0))"}"#)
         emulator.emulator.state.clearDeliveries()
         let everyone = try await send(fixture, #"{"all":true,"title":"All","body":"of you","collapse_id":"news"}"#)
+        #expect(everyone.object["devices"] == 4, "\(everyone.text)")
         let summary = try await finished(fixture, try #require(everyone.object["send_id"]?.stringValue))
         #expect(summary["delivered"] == 4)
         let deliveries = emulator.emulator.state.deliveries
