@@ -20,8 +20,9 @@ CREATE TABLE push_send_reasons (
     PRIMARY KEY (send_id, reason)
 ) WITHOUT ROWID;
 
+-- Jobs are never deleted one by one, so plain rowids only grow: claimed in id order.
 CREATE TABLE push_jobs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    id INTEGER PRIMARY KEY,
     send_id TEXT NOT NULL REFERENCES push_sends (id) ON DELETE CASCADE,
     user_id TEXT,
     token TEXT NOT NULL,

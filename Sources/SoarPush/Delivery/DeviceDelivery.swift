@@ -14,19 +14,66 @@ struct DeviceDelivery: Sendable {
 
     func deliver(_ notification: APNsNotification, to device: Device, requested: PushEnvironment) async -> DeviceResult {
         let started = ContinuousClock.now
-        let result = await settle(notification, device, requested)
-        metrics.record(result, seconds: Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000)
-        return result
+        let notification = Self.prepare(notification, for: device)
+        let first = device.environment ?? requested
+        return await settle(notification, device, first: first, outcome: await send(notification, first), started: started)
     }
 
-    private func settle(_ notification: APNsNotification, _ device: Device, _ requested: PushEnvironment) async -> DeviceResult {
+    /// Many devices, one APNs environment each: the first attempts go out through the client's
+    /// bulk send (no task per notification), and only failures get the per-device treatment.
+    /// `onResult` receives each item's index and result, from any thread.
+    func deliver(
+        _ items: [(notification: APNsNotification, device: Device)], requested: PushEnvironment, maxInFlight: Int,
+        onResult: @escaping @Sendable (Int, DeviceResult) -> Void
+    ) async {
+        let started = ContinuousClock.now
+        var groups: [PushEnvironment: [Int]] = [:]
+        for (index, item) in items.enumerated() { groups[item.device.environment ?? requested, default: []].append(index) }
+        let prepared = items.map { Self.prepare($0.notification, for: $0.device) }
+        let failures = Locked<[(Int, PushEnvironment, APNsOutcome)]>([])
+        await withTaskGroup(of: Void.self) { group in
+            for (environment, indices) in groups {
+                group.addTask {
+                    guard let client = try? clients.client(for: environment) else {
+                        failures.withLock { list in
+                            for index in indices { list.append((index, environment, .failed(APNsFailure(status: 0, reason: APNsFailure.connectionFailed, attempts: 0)))) }
+                        }
+                        return
+                    }
+                    await client.send(indices.lazy.map { prepared[$0] }, maxInFlight: maxInFlight) { result in
+                        let index = indices[result.index]
+                        guard result.outcome.isDelivered else { return failures.withLock { $0.append((index, environment, result.outcome)) } }
+                        let device = items[index].device
+                        let outcome = DeviceResult(
+                            device: device, environment: environment, outcome: Self.summary(result.outcome, apnsID: prepared[index].apnsID), removed: false,
+                            healedFrom: nil)
+                        metrics.record(outcome, seconds: Self.seconds(since: started))
+                        onResult(index, outcome)
+                    }
+                }
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, environment, outcome) in failures.withLock({ $0 }) {
+                group.addTask { onResult(index, await settle(prepared[index], items[index].device, first: environment, outcome: outcome, started: started)) }
+            }
+        }
+    }
+
+    /// The notification as this device gets it: its token, its app's topic, an apns-id.
+    private static func prepare(_ notification: APNsNotification, for device: Device) -> APNsNotification {
         var notification = notification
         notification.token = device.token.lowercased()
         notification.topic = notification.topic ?? device.bundleID
         notification.apnsID = notification.apnsID ?? UUID()
-        let first = device.environment ?? requested
+        return notification
+    }
+
+    /// What APNs' first answer leads to: a second try in the other environment after
+    /// BadDeviceToken, the row removed for a dead token.
+    private func settle(_ notification: APNsNotification, _ device: Device, first: PushEnvironment, outcome: APNsOutcome, started: ContinuousClock.Instant) async -> DeviceResult {
         var environment = first
-        var outcome = await send(notification, first)
+        var outcome = outcome
         var healedFrom: PushEnvironment?
         if outcome.failure?.reason == .badDeviceToken {
             let retried = await send(notification, first.other)
@@ -41,7 +88,14 @@ struct DeviceDelivery: Sendable {
         if let failure = outcome.failure, failure.isInvalidToken {
             removed = (try? rows.remove(device, unlessUpdatedSince: failure.status == 410 ? failure.timestamp : nil)) ?? false
         }
-        return DeviceResult(device: device, environment: environment, outcome: Self.summary(outcome, apnsID: notification.apnsID), removed: removed, healedFrom: healedFrom)
+        let result = DeviceResult(
+            device: device, environment: environment, outcome: Self.summary(outcome, apnsID: notification.apnsID), removed: removed, healedFrom: healedFrom)
+        metrics.record(result, seconds: Self.seconds(since: started))
+        return result
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        Double((ContinuousClock.now - start) / .microseconds(1)) / 1_000_000
     }
 
     private func send(_ notification: APNsNotification, _ environment: PushEnvironment) async -> APNsOutcome {

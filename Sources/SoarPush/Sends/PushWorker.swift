@@ -74,33 +74,54 @@ final class PushWorker: Sendable {
                 return Prepared(request: request, notification: notification, rest: notification.encodedPayload.dropFirst())
             }
         }
-        var pending: [PushJobResult] = []
-        var recordings: [Task<Void, Never>] = []
-        await withTaskGroup(of: PushJobResult.self) { group in
-            var next = 0
-            func add() {
-                let job = jobs[next]
-                next += 1
-                let send = sends[job.sendID] ?? nil
-                group.addTask { [self] in await result(job, send) }
+        // Jobs whose send cannot be read fail at once; the rest go out in one bulk pass per request.
+        var results: [PushJobResult] = []
+        var items: [(notification: APNsNotification, device: Device)] = []
+        var itemJobs: [PushJob] = []
+        var environments: [PushEnvironment] = []
+        for job in jobs {
+            guard let send = sends[job.sendID] ?? nil else {
+                results.append(PushJobResult(jobID: job.id, delivered: false, reason: "InvalidRequest", environment: nil, removed: false))
+                continue
             }
-            while next < min(concurrency, jobs.count) { add() }
-            for await result in group {
-                pending.append(result)
-                // Outcomes are written beside the sending, not in its way.
-                if pending.count >= batch { recordings.append(record(pending)); pending.removeAll(keepingCapacity: true) }
-                if next < jobs.count && !Task.isCancelled { add() }
-            }
+            items.append((notification(job, send), device(job)))
+            itemJobs.append(job)
+            environments.append(send.request.environment ?? defaultEnvironment)
         }
-        recordings.append(record(pending))
+        var recordings: [Task<Void, Never>] = [record(results)]
+        let collected = Locked<[PushJobResult]>([])
+        let batch = self.batch
+        let store = self.store
+        let finished = Locked<[Task<Void, Never>]>([])
+        // Items of one request share its environment; a mixed batch goes one request at a time.
+        var start = 0
+        while start < items.count {
+            var end = start
+            while end < items.count && environments[end] == environments[start] { end += 1 }
+            let slice = Array(items[start..<end])
+            let sliceJobs = Array(itemJobs[start..<end])
+            await delivery.deliver(slice, requested: environments[start], maxInFlight: concurrency) { index, outcome in
+                let result = PushJobResult(
+                    jobID: sliceJobs[index].id, delivered: outcome.outcome.delivered, reason: outcome.outcome.reason,
+                    environment: outcome.environment.rawValue, removed: outcome.removed)
+                // Outcomes are written beside the sending, not in its way.
+                let full: [PushJobResult]? = collected.withLock { list in
+                    list.append(result)
+                    guard list.count >= batch else { return nil }
+                    defer { list.removeAll(keepingCapacity: true) }
+                    return list
+                }
+                if let full { finished.withLock { $0.append(Task.detached { try? store.finishJobs(full) }) } }
+            }
+            start = end
+        }
+        recordings.append(record(collected.withLock { $0 }))
+        recordings += finished.withLock { $0 }
         for recording in recordings { await recording.value }
     }
 
-    private func result(_ job: PushJob, _ send: Prepared?) async -> PushJobResult {
-        guard let send else {
-            return PushJobResult(jobID: job.id, delivered: false, reason: "InvalidRequest", environment: nil, removed: false)
-        }
-        let request = send.request
+    /// The job's notification: the send's, with this job's apns-id, inbox id and badge.
+    private func notification(_ job: PushJob, _ send: Prepared) -> APNsNotification {
         var notification = send.notification
         notification.apnsID = UUID(uuidString: job.apnsID)
         if let badge = job.badge {
@@ -114,13 +135,13 @@ final class PushWorker: Sendable {
             let encoded = Data("{\"\(Inbox.idKey)\":\"\(id)\"".utf8) + (send.rest.first == UInt8(ascii: "}") ? Data() : Data(",".utf8)) + send.rest
             notification.setPayload(payload, encoded: encoded)
         }
-        let device = Device(
+        return notification
+    }
+
+    private func device(_ job: PushJob) -> Device {
+        Device(
             userID: job.userID ?? "", token: job.token, environment: job.environment.flatMap(PushEnvironment.init(named:)), bundleID: job.bundleID,
             updatedAt: "")
-        let outcome = await delivery.deliver(notification, to: device, requested: request.environment ?? defaultEnvironment)
-        return PushJobResult(
-            jobID: job.id, delivered: outcome.outcome.delivered, reason: outcome.outcome.reason, environment: outcome.environment.rawValue,
-            removed: outcome.removed)
     }
 
     /// Commits outcomes on a task of their own; on a store failure they stay pending and go out
