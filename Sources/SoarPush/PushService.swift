@@ -30,6 +30,7 @@ public final class PushService: Sendable {
             self.clients = clients
             worker = PushWorker(
                 store: store, delivery: DeviceDelivery(clients: clients, rows: rows, metrics: metrics), defaultEnvironment: configured.defaultEnvironment)
+            try? store.closePartlyStoredSends()
             worker?.start()
         } else {
             clients = nil
@@ -115,28 +116,46 @@ public final class PushService: Sendable {
             throw PushError(503, "store_unavailable", error.message)
         }
         devices = Self.onePerToken(devices)
+        // A user's devices next to each other (the order otherwise kept).
+        var firstPosition: [String: Int] = [:]
+        for (index, device) in devices.enumerated() where firstPosition[device.userID] == nil { firstPosition[device.userID] = index }
+        devices = devices.enumerated().sorted { (firstPosition[$0.element.userID]!, $0.offset) < (firstPosition[$1.element.userID]!, $1.offset) }.map(\.element)
         let id = RandomUUID.lowercase()
-        let newJobs: [NewPushJob]
         do {
-            // One inbox row per user reached, then the unread counts that include it.
-            var users: [String] = []
-            var seen = Set<String>()
-            for device in devices where !device.userID.isEmpty && seen.insert(device.userID).inserted { users.append(device.userID) }
-            let notifications = Inbox.rows(request.payload, for: users)
-            var rowIDs: [String: String] = [:]
-            for row in notifications { rowIDs[row.userID] = row.id }
-            newJobs = devices.map {
-                NewPushJob(
-                    userID: $0.userID.isEmpty ? nil : $0.userID, token: $0.token, environment: $0.environment?.rawValue, bundleID: $0.bundleID,
-                    apnsID: RandomUUID.lowercase(), notificationID: rowIDs[$0.userID])
+            try jobs.createSend(id: id, request: body.jsonText, total: devices.count)
+            // Stored in chunks, each delivered while the next is stored; a user's devices stay in
+            // one chunk, so each user gets one inbox row.
+            var start = 0
+            while start < devices.count {
+                var end = min(start + Self.chunk, devices.count)
+                while end < devices.count && devices[end].userID == devices[end - 1].userID && !devices[end].userID.isEmpty { end += 1 }
+                try appendChunk(devices[start..<end], to: id, request)
+                worker.wake()
+                start = end
             }
-            try jobs.createSend(
-                id: id, request: body.jsonText, jobs: newJobs, notifications: notifications, inboxSize: inboxSize, badgeUnread: request.badgeUnread)
         } catch {
             throw PushError(503, "store_unavailable", error.message)
         }
-        worker.wake()
-        return .object(["send_id": .string(id), "devices": .int(newJobs.count), "status": .string("/functions/v1/sends/\(id)")])
+        return .object(["send_id": .string(id), "devices": .int(devices.count), "status": .string("/functions/v1/sends/\(id)")])
+    }
+
+    /// Devices stored per transaction of a send.
+    static let chunk = 10_000
+
+    /// One inbox row per user reached and one job per device, in one transaction.
+    private func appendChunk(_ devices: ArraySlice<Device>, to id: String, _ request: SendPushRequest) throws(StoreError) {
+        var users: [String] = []
+        var seen = Set<String>()
+        for device in devices where !device.userID.isEmpty && seen.insert(device.userID).inserted { users.append(device.userID) }
+        let notifications = Inbox.rows(request.payload, for: users)
+        var rowIDs: [String: String] = [:]
+        for row in notifications { rowIDs[row.userID] = row.id }
+        let newJobs = devices.map {
+            NewPushJob(
+                userID: $0.userID.isEmpty ? nil : $0.userID, token: $0.token, environment: $0.environment?.rawValue, bundleID: $0.bundleID,
+                apnsID: RandomUUID.lowercase(), notificationID: rowIDs[$0.userID])
+        }
+        try jobs.appendToSend(id: id, jobs: newJobs, notifications: notifications, inboxSize: inboxSize, badgeUnread: request.badgeUnread)
     }
 
     /// One device per token: a device that changed hands is registered by both users, and gets

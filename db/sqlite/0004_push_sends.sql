@@ -6,6 +6,8 @@ CREATE TABLE push_sends (
     id TEXT PRIMARY KEY,
     request TEXT NOT NULL,
     total INTEGER NOT NULL,
+    -- Jobs stored so far: a send is stored in chunks, delivered while the rest is stored.
+    stored INTEGER NOT NULL DEFAULT 0,
     delivered INTEGER NOT NULL DEFAULT 0,
     failed INTEGER NOT NULL DEFAULT 0,
     removed INTEGER NOT NULL DEFAULT 0,

@@ -91,11 +91,13 @@ public struct PushSendSummary: Sendable, Equatable {
 
 /// The durable side of `send-push`: sends and their jobs, each job ending exactly once.
 public protocol PushJobStore: Sendable {
-    /// Stores a send, its users' inbox rows (each inbox then trimmed to `inboxSize`) and all its
-    /// jobs in one transaction. With `badgeUnread`, each job's badge is its user's unread count.
-    func createSend(
-        id: String, request: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool
-    ) throws(StoreError)
+    /// Stores a send that will have `total` jobs; they are added with ``appendToSend``.
+    func createSend(id: String, request: String, total: Int) throws(StoreError)
+    /// Stores part of a send in one transaction: its users' inbox rows (each inbox then trimmed to
+    /// `inboxSize`) and their jobs. With `badgeUnread`, each job's badge is its user's unread count.
+    func appendToSend(id: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool) throws(StoreError)
+    /// Ends the sends a stopped process left partly stored: their total becomes what was stored.
+    func closePartlyStoredSends() throws(StoreError)
     /// Adds inbox rows outside a send (send-test-push), each inbox then trimmed to `inboxSize`.
     func addNotifications(_ notifications: [NewNotification], inboxSize: Int) throws(StoreError)
     /// Pending jobs with ids above `after`, oldest first.

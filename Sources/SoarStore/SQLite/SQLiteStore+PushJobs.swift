@@ -2,13 +2,17 @@ import Foundation
 import SoarCore
 
 extension SQLiteStore {
-    public func createSend(
-        id: String, request: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool
-    ) throws(StoreError) {
+    public func createSend(id: String, request: String, total: Int) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in
             try connection.statement("INSERT INTO push_sends (id, request, total, created_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .run([.text(id), .text(request), .integer(Int64(jobs.count)), .text(time), jobs.isEmpty ? .text(time) : .null])
+                .run([.text(id), .text(request), .integer(Int64(total)), .text(time), total == 0 ? .text(time) : .null])
+        }
+    }
+
+    public func appendToSend(id: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool) throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try write { connection throws(StoreError) in
             try Self.insert(notifications, sendID: id, inboxSize: inboxSize, time: time, on: connection)
             let insert = try connection.statement(
                 "INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, badge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
@@ -19,10 +23,21 @@ extension SQLiteStore {
                 ])
             }
             if badgeUnread {
+                // The jobs just stored are the send's only ones without a badge yet.
                 try connection.statement(
-                    "UPDATE push_jobs SET badge = (SELECT count(*) FROM notifications WHERE notifications.user_id = push_jobs.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE send_id = ?1 AND user_id IS NOT NULL"
+                    "UPDATE push_jobs SET badge = (SELECT count(*) FROM notifications WHERE notifications.user_id = push_jobs.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE send_id = ?1 AND user_id IS NOT NULL AND badge IS NULL AND state = 'pending'"
                 ).run([.text(id)])
             }
+            try connection.statement("UPDATE push_sends SET stored = stored + ?1 WHERE id = ?2").run([.integer(Int64(jobs.count)), .text(id)])
+        }
+    }
+
+    public func closePartlyStoredSends() throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try write { connection throws(StoreError) in
+            try connection.statement(
+                "UPDATE push_sends SET total = stored, finished_at = CASE WHEN delivered + failed >= stored THEN ?1 ELSE finished_at END WHERE stored < total"
+            ).run([.text(time)])
         }
     }
 

@@ -1,0 +1,44 @@
+import Foundation
+import SoarCore
+import SoarStore
+import SoarTesting
+import Testing
+
+/// Sends and their jobs: outcomes recorded once, counts kept, partly stored sends closed.
+@Suite struct PushJobStoreTests {
+    let directory = TemporaryDirectory("soar-push-store")
+
+    func job(_ n: Int) -> NewPushJob {
+        NewPushJob(userID: nil, token: String(format: "%064x", n), environment: nil, bundleID: nil, apnsID: RandomUUID.lowercase())
+    }
+
+    @Test func anOutcomeCountsOnceAndTheSendFinishes() throws {
+        let store = try SQLiteStore(path: directory.path + "/a.db")
+        try store.createSend(id: "s1", request: "{}", total: 2)
+        try store.appendToSend(id: "s1", jobs: [job(1), job(2)], notifications: [], inboxSize: 500, badgeUnread: false)
+        let jobs = try store.pendingJobs(after: 0, limit: 10)
+        #expect(jobs.count == 2)
+        let delivered = PushJobResult(jobID: jobs[0].id, delivered: true, reason: nil, environment: "sandbox", removed: false)
+        try store.finishJobs([delivered, delivered])
+        try store.finishJobs([delivered])
+        var summary = try #require(try store.sendSummary(id: "s1"))
+        #expect(summary.delivered == 1 && summary.pending == 1 && summary.finishedAt == nil, "recorded twice, counted once")
+        try store.finishJobs([PushJobResult(jobID: jobs[1].id, delivered: false, reason: "Unregistered", environment: nil, removed: true)])
+        summary = try #require(try store.sendSummary(id: "s1"))
+        #expect(summary.failed == 1 && summary.removed == 1 && summary.reasons == ["Unregistered": 1] && summary.finishedAt != nil)
+        #expect(try store.pendingJobs(after: 0, limit: 10).isEmpty)
+    }
+
+    @Test func aSendLeftPartlyStoredIsClosedAtTheNextStart() throws {
+        let store = try SQLiteStore(path: directory.path + "/b.db")
+        try store.createSend(id: "s2", request: "{}", total: 3)
+        try store.appendToSend(id: "s2", jobs: [job(1)], notifications: [], inboxSize: 500, badgeUnread: false)
+        // The process stopped here; the next start closes the send at what was stored.
+        try store.closePartlyStoredSends()
+        let summary = try #require(try store.sendSummary(id: "s2"))
+        #expect(summary.total == 1 && summary.pending == 1)
+        let empty = "s3"
+        try store.createSend(id: empty, request: "{}", total: 0)
+        #expect(try store.sendSummary(id: empty)?.finishedAt != nil, "a send to nobody is finished at once")
+    }
+}
