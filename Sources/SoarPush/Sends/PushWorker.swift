@@ -91,7 +91,6 @@ final class PushWorker: Sendable {
         var recordings: [Task<Void, Never>] = [record(results)]
         let collected = Locked<[PushJobResult]>([])
         let batch = self.batch
-        let store = self.store
         let finished = Locked<[Task<Void, Never>]>([])
         // Items of one request share its environment; a mixed batch goes one request at a time.
         var start = 0
@@ -100,7 +99,7 @@ final class PushWorker: Sendable {
             while end < items.count && environments[end] == environments[start] { end += 1 }
             let slice = Array(items[start..<end])
             let sliceJobs = Array(itemJobs[start..<end])
-            await delivery.deliver(slice, requested: environments[start], maxInFlight: concurrency) { index, outcome in
+            await delivery.deliver(slice, requested: environments[start], maxInFlight: concurrency) { [self] index, outcome in
                 let result = PushJobResult(
                     jobID: sliceJobs[index].id, delivered: outcome.outcome.delivered, reason: outcome.outcome.reason,
                     environment: outcome.environment.rawValue, removed: outcome.removed)
@@ -111,7 +110,7 @@ final class PushWorker: Sendable {
                     defer { list.removeAll(keepingCapacity: true) }
                     return list
                 }
-                if let full { finished.withLock { $0.append(Task.detached { try? store.finishJobs(full) }) } }
+                if let full { finished.withLock { $0.append(record(full)) } }
             }
             start = end
         }

@@ -2,6 +2,7 @@ import Foundation
 import SoarCore
 import SoarHTTP
 import SoarPush
+import SoarStore
 
 /// Push's routes: the seed's `send-test-push`, `send-push` and its statistics for the service
 /// role, and seed 001's device-token endpoint.
@@ -54,18 +55,19 @@ struct PushEndpoints: Sendable {
 
     /// The signed-in user's id; anon and the service role are refused with a reason.
     private func caller(_ exchange: Exchange, _ why: String) throws(ServerError) -> String {
-        guard exchange.access.role == .authenticated, let id = exchange.access.userID else {
-            let status = exchange.access.role == .anon ? 401 : 403
-            throw .function(status, status == 401 ? "unauthorized" : "forbidden", "A user's access token is required: \(why)")
-        }
-        return id
+        try require(.authenticated, exchange, "A user's access token is required: \(why)")
+        return exchange.access.userID ?? ""
     }
 
     private func serviceRole(_ exchange: Exchange, _ why: String) throws(ServerError) {
-        guard exchange.access.role == .serviceRole else {
-            let status = exchange.access.role == .anon ? 401 : 403
-            throw .function(status, status == 401 ? "unauthorized" : "forbidden", "The service_role key is required: \(why)")
-        }
+        try require(.serviceRole, exchange, "The service_role key is required: \(why)")
+    }
+
+    /// 401 for anon, 403 for another role.
+    private func require(_ role: Access.Role, _ exchange: Exchange, _ message: String) throws(ServerError) {
+        guard exchange.access.role != role || (role == .authenticated && exchange.access.userID == nil) else { return }
+        let anon = exchange.access.role == .anon
+        throw .function(anon ? 401 : 403, anon ? "unauthorized" : "forbidden", message)
     }
 
     /// Runs the push service's async work on this HTTP worker thread, up to the deadline.
