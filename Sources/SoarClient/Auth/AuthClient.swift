@@ -1,0 +1,144 @@
+import Foundation
+import SoarCore
+
+/// GoTrue's client side: sign-up, sign-in, anonymous sign-in, refresh and sign-out, with the
+/// session kept in a ``SecureStore`` and changes streamed to any number of listeners.
+///
+/// Refreshing is single-flight: callers that need a fresh token while a refresh is under way wait
+/// for that one, so a refresh token is used once however many requests race.
+public actor AuthClient {
+    static let storageKey = "soar.session"
+
+    private let backend: Backend
+    private let store: any SecureStore
+    private let now: @Sendable () -> Date
+    /// A token this close to its expiry is refreshed before it is used.
+    private let refreshMargin: TimeInterval
+    private let events = Broadcast<AuthEvent>()
+    private var refreshing: Task<Session, any Error>?
+    /// The current session, or nil when nobody is signed in.
+    public private(set) var session: Session?
+
+    init(backend: Backend, store: any SecureStore, refreshMargin: TimeInterval, now: @escaping @Sendable () -> Date) {
+        self.backend = backend
+        self.store = store
+        self.refreshMargin = refreshMargin
+        self.now = now
+        session = (try? store.data(for: Self.storageKey)).flatMap { try? JSONCoding.decode(Session.self, from: $0) }
+    }
+
+    /// The signed-in user's id, or nil.
+    public var userID: UUID? { session?.user.id }
+
+    /// A stream of sign-ins, sign-outs and refreshes, starting with the session at hand.
+    public func stateChanges() -> AsyncStream<AuthEvent> {
+        events.stream(startingWith: AuthEvent(.initialSession, session))
+    }
+
+    // MARK: signing in and out
+
+    /// Creates an account and signs it in (the server confirms email addresses itself).
+    @discardableResult
+    public func signUp(email: String, password: String) async throws(AppError) -> Session {
+        try await begin(Backend.Request(method: "POST", path: "auth/v1/signup", body: Self.json(["email": email, "password": password])))
+    }
+
+    /// Signs in with an email address and a password.
+    @discardableResult
+    public func signIn(email: String, password: String) async throws(AppError) -> Session {
+        try await begin(Backend.Request(
+            method: "POST", path: "auth/v1/token", query: [URLQueryItem(name: "grant_type", value: "password")],
+            body: Self.json(["email": email, "password": password])))
+    }
+
+    /// Signs in as a new anonymous user.
+    @discardableResult
+    public func signInAnonymously() async throws(AppError) -> Session {
+        try await begin(Backend.Request(method: "POST", path: "auth/v1/signup", body: Data("{}".utf8)))
+    }
+
+    /// Signs out: the server revokes this session's refresh tokens when it can be reached; the
+    /// local session is gone either way.
+    public func signOut() async {
+        guard let current = session else { return }
+        _ = try? await backend.send(
+            Backend.Request(method: "POST", path: "auth/v1/logout", query: [URLQueryItem(name: "scope", value: "local")]),
+            bearer: current.accessToken)
+        replace(nil, .signedOut)
+    }
+
+    // MARK: tokens
+
+    /// The session with an access token good for at least the refresh margin, refreshing first
+    /// when needed.
+    ///
+    /// - Throws: ``AppError`` `session_not_found` when nobody is signed in; a network error when a
+    ///   needed refresh could not reach the server (the session is kept); `session_expired` when
+    ///   the server refused the refresh token (the session is gone).
+    public func validSession() async throws(AppError) -> Session {
+        guard let current = session else { throw AppError(authCode: "session_not_found") }
+        if current.expiry.timeIntervalSince(now()) > refreshMargin { return current }
+        return try await refresh()
+    }
+
+    /// Exchanges the refresh token for a new session; concurrent callers share one exchange.
+    @discardableResult
+    public func refresh() async throws(AppError) -> Session {
+        if let refreshing { return try await Self.value(of: refreshing) }
+        guard let current = session else { throw AppError(authCode: "session_not_found") }
+        let task = Task { try await self.exchange(current) }
+        refreshing = task
+        defer { refreshing = nil }
+        return try await Self.value(of: task)
+    }
+
+    private func exchange(_ current: Session) async throws(AppError) -> Session {
+        let request = Backend.Request(
+            method: "POST", path: "auth/v1/token", query: [URLQueryItem(name: "grant_type", value: "refresh_token")],
+            body: Self.json(["refresh_token": current.refreshToken]))
+        do throws(AppError) {
+            let fresh = try Self.session(from: try await backend.send(request, bearer: nil))
+            // A sign-out or another sign-in while the refresh was in flight wins.
+            guard session?.refreshToken == current.refreshToken else { throw AppError(authCode: "session_not_found") }
+            replace(fresh, .tokenRefreshed)
+            return fresh
+        } catch where error.code == .authentication || error.status == 400 {
+            if session?.refreshToken == current.refreshToken { replace(nil, .signedOut) }
+            throw AppError(authCode: "session_expired", original: error)
+        }
+    }
+
+    // MARK: helpers
+
+    private func begin(_ request: Backend.Request) async throws(AppError) -> Session {
+        let session = try Self.session(from: try await backend.send(request, bearer: nil))
+        replace(session, .signedIn)
+        return session
+    }
+
+    private func replace(_ new: Session?, _ kind: AuthEvent.Kind) {
+        session = new
+        if let new, let data = try? JSONCoding.encode(new) {
+            try? store.set(data, for: Self.storageKey)
+        } else {
+            try? store.remove(Self.storageKey)
+        }
+        events.yield(AuthEvent(kind, new))
+    }
+
+    private static func session(from data: Data) throws(AppError) -> Session {
+        do {
+            return try JSONCoding.decode(Session.self, from: data)
+        } catch {
+            throw AppError(.unknown, AppError.Messages.server, original: error)
+        }
+    }
+
+    private static func value(of task: Task<Session, any Error>) async throws(AppError) -> Session {
+        do { return try await task.value } catch { throw AppError.map(error) }
+    }
+
+    static func json(_ object: [String: String]) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import SoarCore
+
+/// A data-API write waiting for the server: the request exactly as it will be sent.
+public struct PendingWrite: Codable, Hashable, Sendable, Identifiable {
+    public var id: UUID
+    public var table: String
+    public var method: String
+    /// The query string's items, in order, as name and value.
+    public var parameters: [[String]]
+    public var headers: [String: String]
+    public var body: Data?
+    public var queuedAt: Date
+
+    /// What the write does, for logs and for the error a user reads: `POST todos`.
+    public var summary: String { "\(method) \(table)" }
+}
+
+/// A queued write the server refused when it was replayed; it is not retried.
+public struct RejectedWrite: Sendable, Identifiable {
+    public var write: PendingWrite
+    public var error: AppError
+    public var id: UUID { write.id }
+}
+
+extension Query {
+    /// This write as a ``PendingWrite`` to keep for later.
+    var pendingWrite: PendingWrite {
+        get throws(AppError) {
+            let request = try request()
+            return PendingWrite(
+                id: UUID(), table: table, method: request.method,
+                parameters: request.query.map { [$0.name, $0.value ?? ""] }, headers: request.headers, body: request.body,
+                queuedAt: Date())
+        }
+    }
+}
+
+extension SupabaseClient {
+    /// Sends a kept write as the signed-in user.
+    func send(_ write: PendingWrite) async throws(AppError) {
+        let request = Backend.Request(
+            method: write.method, path: "rest/v1/\(write.table)",
+            query: write.parameters.map { URLQueryItem(name: $0[0], value: $0.count > 1 ? $0[1] : nil) },
+            headers: write.headers, body: write.body)
+        _ = try await backend.send(request, as: auth)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import SoarCore
+
+/// The Supabase calls behind the todos feature; the repository's seam for tests.
+public protocol TodosRemoteDataSourceProtocol: Sendable {
+    func fetchTodos(userId: UUID) async throws(AppError) -> Fetched<[Todo]>
+    func insert(_ todo: Todo) async throws(AppError)
+    func setCompleted(id: UUID, _ completed: Bool) async throws(AppError)
+    func delete(id: UUID) async throws(AppError)
+    func setSortOrder(id: UUID, _ sortOrder: Int) async throws(AppError)
+}
+
+/// `todos` through the data API; with a cache and a write queue, it keeps working offline.
+///
+/// Reads save their answer to the cache and fall back to it (marked stale) when the server cannot
+/// be reached. Writes go through the queue, so offline ones land later, in order.
+public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
+    private let client: SupabaseClient
+    private let cache: OfflineCache?
+    private let writes: WriteQueue?
+
+    public init(client: SupabaseClient, cache: OfflineCache? = nil, writes: WriteQueue? = nil) {
+        self.client = client
+        self.cache = cache
+        self.writes = writes
+    }
+
+    public func fetchTodos(userId: UUID) async throws(AppError) -> Fetched<[Todo]> {
+        let key = "todos-\(userId.uuidString.lowercased())"
+        do {
+            let todos: [Todo] = try await client.from("todos").select().eq("user_id", userId)
+                .order("sort_order").order("created_at").value()
+            cache?.save(todos, for: key)
+            return Fetched(todos)
+        } catch where error.isOffline {
+            guard let saved = cache?.load([Todo].self, for: key) else { throw error }
+            return Fetched(saved.value, isStale: true, asOf: saved.savedAt)
+        }
+    }
+
+    public func insert(_ todo: Todo) async throws(AppError) {
+        try await write(client.from("todos").insert(todo))
+    }
+
+    public func setCompleted(id: UUID, _ completed: Bool) async throws(AppError) {
+        try await write(client.from("todos").update(["completed": completed]).eq("id", id))
+    }
+
+    public func delete(id: UUID) async throws(AppError) {
+        try await write(client.from("todos").delete().eq("id", id))
+    }
+
+    public func setSortOrder(id: UUID, _ sortOrder: Int) async throws(AppError) {
+        try await write(client.from("todos").update(["sort_order": sortOrder]).eq("id", id))
+    }
+
+    private func write(_ query: Query) async throws(AppError) {
+        if let writes { try await writes.submit(query) } else { try await query.execute() }
+    }
+}
