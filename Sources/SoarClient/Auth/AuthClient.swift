@@ -16,6 +16,7 @@ public actor AuthClient {
     private let refreshMargin: TimeInterval
     private let events = Broadcast<AuthEvent>()
     private var refreshing: Task<Session, any Error>?
+    private var sessionEndHandlers: [@Sendable (Session) async -> Bool] = []
     /// The current session, or nil when nobody is signed in.
     public private(set) var session: Session?
 
@@ -29,6 +30,15 @@ public actor AuthClient {
 
     /// The signed-in user's id, or nil.
     public var userID: UUID? { session?.user.id }
+
+    /// Runs `handler` with a session about to end (a sign-out, or another user signing in), while
+    /// its token still works: the push registrar deletes the device's row this way.
+    ///
+    /// A handler returns false when its work must be finished later with the session's refresh
+    /// token; the server's copy of the session is then not revoked on sign-out.
+    public func onSessionEnd(_ handler: @escaping @Sendable (Session) async -> Bool) {
+        sessionEndHandlers.append(handler)
+    }
 
     /// A stream of sign-ins, sign-outs and refreshes, starting with the session at hand.
     public func stateChanges() -> AsyncStream<AuthEvent> {
@@ -60,11 +70,10 @@ public actor AuthClient {
     /// Signs out: the server revokes this session's refresh tokens when it can be reached; the
     /// local session is gone either way.
     public func signOut() async {
-        guard let current = session else { return }
-        _ = try? await backend.send(
-            Backend.Request(method: "POST", path: "auth/v1/logout", query: [URLQueryItem(name: "scope", value: "local")]),
-            bearer: current.accessToken)
-        replace(nil, .signedOut)
+        guard var ending = session else { return }
+        if let valid = try? await validSession() { ending = valid }
+        if await endSession(ending) { await revoke(ending) }
+        if session?.user.id == ending.user.id { replace(nil, .signedOut) }
     }
 
     // MARK: tokens
@@ -93,11 +102,8 @@ public actor AuthClient {
     }
 
     private func exchange(_ current: Session) async throws(AppError) -> Session {
-        let request = Backend.Request(
-            method: "POST", path: "auth/v1/token", query: [URLQueryItem(name: "grant_type", value: "refresh_token")],
-            body: Self.json(["refresh_token": current.refreshToken]))
         do throws(AppError) {
-            let fresh = try Self.session(from: try await backend.send(request, bearer: nil))
+            let fresh = try await exchange(refreshToken: current.refreshToken)
             // A sign-out or another sign-in while the refresh was in flight wins.
             guard session?.refreshToken == current.refreshToken else { throw AppError(authCode: "session_not_found") }
             replace(fresh, .tokenRefreshed)
@@ -108,12 +114,36 @@ public actor AuthClient {
         }
     }
 
+    /// A new session for a refresh token that is not the current session's (a session kept to
+    /// finish work after it ended); nothing is stored and no event is sent.
+    public func exchange(refreshToken: String) async throws(AppError) -> Session {
+        let request = Backend.Request(
+            method: "POST", path: "auth/v1/token", query: [URLQueryItem(name: "grant_type", value: "refresh_token")],
+            body: Self.json(["refresh_token": refreshToken]))
+        return try Self.session(from: try await backend.send(request, bearer: nil))
+    }
+
+    /// Ends a session on the server that is not the current one.
+    public func revoke(_ other: Session) async {
+        _ = try? await backend.send(
+            Backend.Request(method: "POST", path: "auth/v1/logout", query: [URLQueryItem(name: "scope", value: "local")]),
+            bearer: other.accessToken)
+    }
+
     // MARK: helpers
 
+    /// Runs the session-end handlers; true when all of them finished.
+    private func endSession(_ ending: Session) async -> Bool {
+        var finished = true
+        for handler in sessionEndHandlers where !(await handler(ending)) { finished = false }
+        return finished
+    }
+
     private func begin(_ request: Backend.Request) async throws(AppError) -> Session {
-        let session = try Self.session(from: try await backend.send(request, bearer: nil))
-        replace(session, .signedIn)
-        return session
+        let new = try Self.session(from: try await backend.send(request, bearer: nil))
+        if let old = session, old.user.id != new.user.id { _ = await endSession(old) }
+        replace(new, .signedIn)
+        return new
     }
 
     private func replace(_ new: Session?, _ kind: AuthEvent.Kind) {

@@ -142,6 +142,12 @@ public struct Query: Sendable {
         try await backend.send(try request(), as: auth)
     }
 
+    /// Runs the request with this JWT instead of the signed-in user's (a session that is ending).
+    @discardableResult
+    func execute(bearer: String) async throws(AppError) -> Data {
+        try await backend.send(try request(), bearer: bearer)
+    }
+
     /// The request this query sends.
     func request() throws(AppError) -> Backend.Request {
         var headers = headers

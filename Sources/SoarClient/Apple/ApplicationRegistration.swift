@@ -1,0 +1,12 @@
+#if canImport(UIKit)
+    import UIKit
+
+    /// `UIApplication.registerForRemoteNotifications()` as the ``RemoteNotificationRegistering``.
+    public struct ApplicationRegistration: RemoteNotificationRegistering {
+        public init() {}
+
+        public func registerForRemoteNotifications() async {
+            await MainActor.run { UIApplication.shared.registerForRemoteNotifications() }
+        }
+    }
+#endif

@@ -1,0 +1,21 @@
+import Observation
+import SoarCore
+
+/// Holds the screen a tap or a link asked for until the UI takes it, once.
+@MainActor @Observable
+public final class DeepLinkRouter {
+    /// The route waiting to be shown.
+    public private(set) var pendingRoute: PushRoute?
+
+    public init() {}
+
+    public func open(_ route: PushRoute) {
+        pendingRoute = route
+    }
+
+    /// Takes the pending route; a second call returns nil until another arrives.
+    public func consumePendingRoute() -> PushRoute? {
+        defer { pendingRoute = nil }
+        return pendingRoute
+    }
+}

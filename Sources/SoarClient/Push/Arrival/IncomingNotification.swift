@@ -1,0 +1,46 @@
+import Foundation
+import SoarCore
+
+/// A notification as the app receives it: the system's identifier, the payload, and when.
+public struct IncomingNotification: Sendable, Hashable {
+    /// The notification request's identifier (the apns-id for a remote notification).
+    public var identifier: String
+    public var payload: Payload
+    public var date: Date
+
+    public init(identifier: String = UUID().uuidString.lowercased(), payload: Payload, date: Date = Date()) {
+        self.identifier = identifier
+        self.payload = payload
+        self.date = date
+    }
+
+    /// From a delivered notification's `userInfo`, which is the payload's JSON object.
+    ///
+    /// - Throws: ``PayloadError`` when it is not a payload.
+    public init(identifier: String, userInfo: [AnyHashable: Any], date: Date = Date()) throws {
+        let data = try JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: userInfo.map { ("\($0.key)", $0.value) }))
+        self.init(identifier: identifier, payload: try Payload(json: data), date: date)
+    }
+
+    public var title: String? {
+        if case .content(let content) = payload.aps.alert { return content.title }
+        return nil
+    }
+
+    public var body: String? {
+        switch payload.aps.alert {
+        case .text(let text): text
+        case .content(let content): content.body
+        case nil: nil
+        }
+    }
+
+    /// The server-side inbox row this notification is, from the payload's `soar_id`.
+    public var serverID: String? { payload.custom["soar_id"]?.stringValue }
+
+    /// The screen a tap opens: the first of `target_url`, `deeplink`, `url` naming a known route.
+    public var route: PushRoute? { PushRoute.from(payload) }
+
+    /// The link text a tap follows, known route or not.
+    public var link: String? { PushRoute.linkKeys.lazy.compactMap { payload.custom[$0]?.stringValue }.first }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import SoarCore
+
+/// The server's copy of the inbox (`notifications`): read it, report reads and opens.
+public protocol InboxSyncing: Sendable {
+    /// The newest entries, at most ``Inbox/capacity``.
+    func fetch() async throws(AppError) -> [InboxEntry]
+    func markRead(_ id: String, at date: Date) async throws(AppError)
+    func markOpened(_ id: String, at date: Date) async throws(AppError)
+}
+
+/// ``InboxSyncing`` through the data API, as the signed-in user (the server keeps owners apart).
+public struct ServerInbox: InboxSyncing {
+    private let client: SupabaseClient
+
+    public init(client: SupabaseClient) {
+        self.client = client
+    }
+
+    private struct Row: Decodable {
+        var id: String
+        var title: String?
+        var body: String?
+        var payload: [String: JSONValue]?
+        var createdAt: Date
+        var readAt: Date?
+        var openedAt: Date?
+
+        enum CodingKeys: String, CodingKey {
+            case id, title, body, payload
+            case createdAt = "created_at"
+            case readAt = "read_at"
+            case openedAt = "opened_at"
+        }
+    }
+
+    public func fetch() async throws(AppError) -> [InboxEntry] {
+        let rows: [Row] = try await client.from("notifications").select().order("created_at", ascending: false).limit(Inbox.capacity).value()
+        return rows.map { row in
+            let link = PushRoute.linkKeys.lazy.compactMap { row.payload?[$0]?.stringValue }.first
+            return InboxEntry(
+                id: row.id, title: row.title, body: row.body, link: link, receivedAt: row.createdAt,
+                isRead: row.readAt != nil || row.openedAt != nil, isOnServer: true)
+        }
+    }
+
+    public func markRead(_ id: String, at date: Date) async throws(AppError) {
+        try await client.from("notifications").update(["read_at": Timestamp.format(date)]).eq("id", id).execute()
+    }
+
+    public func markOpened(_ id: String, at date: Date) async throws(AppError) {
+        let now = Timestamp.format(date)
+        try await client.from("notifications").update(["opened_at": now, "read_at": now]).eq("id", id).execute()
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Observation
+import SoarCore
+
+/// The app's push pipeline in one place: permission, the device token, foreground arrivals, the
+/// inbox and its badge, and taps turned into routes.
+///
+/// The app delegate forwards the system's callbacks here (``handleDeviceToken(_:)``,
+/// ``willPresent(_:)``, ``didReceive(_:)``); views read the observable state and ``events()``.
+/// No method swizzling: everything arrives through these calls.
+@MainActor @Observable
+public final class NotificationsController {
+    public private(set) var authorizationStatus: AuthorizationStatus = .notDetermined
+    /// The device token (lowercase hex) while someone is signed in; nil before APNs gave one and
+    /// after sign-out. The test-push button needs it.
+    public private(set) var pushToken: String?
+    public private(set) var inbox = Inbox()
+    /// The last registration failure APNs reported, for the debug screen.
+    public private(set) var registrationError: String?
+    public let router: DeepLinkRouter
+
+    @ObservationIgnored private let center: any UserNotificationCenter
+    @ObservationIgnored private let registration: any RemoteNotificationRegistering
+    @ObservationIgnored private let registrar: PushTokenRegistrar?
+    @ObservationIgnored private let inboxSync: (any InboxSyncing)?
+    @ObservationIgnored private let now: @Sendable () -> Date
+    @ObservationIgnored private let broadcast = Broadcast<PushEvent>()
+
+    /// What is shown for a notification that arrives in the foreground.
+    public static let foregroundPresentation: PresentationOptions = [.banner, .list, .sound]
+    /// What a permission request asks for.
+    public static let requestedOptions: AuthorizationOptions = [.alert, .badge, .sound]
+
+    public init(
+        center: any UserNotificationCenter, registration: any RemoteNotificationRegistering, registrar: PushTokenRegistrar? = nil,
+        inboxSync: (any InboxSyncing)? = nil, router: DeepLinkRouter = DeepLinkRouter(), now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.center = center
+        self.registration = registration
+        self.registrar = registrar
+        self.inboxSync = inboxSync
+        self.router = router
+        self.now = now
+    }
+
+    /// Arrivals, taps, token and authorization changes, from now on.
+    public func events() -> AsyncStream<PushEvent> { broadcast.stream() }
+
+    public var unreadCount: Int { inbox.unreadCount }
+
+    // MARK: permission and registration
+
+    /// Reads the system's status; when notifications are allowed, registers with APNs again (the
+    /// token can change between launches).
+    public func refreshAuthorizationStatus() async {
+        let status = await center.authorizationStatus()
+        if status != authorizationStatus {
+            authorizationStatus = status
+            broadcast.yield(.authorizationChanged(status))
+        }
+        if status.allowsNotifications { await registration.registerForRemoteNotifications() }
+    }
+
+    /// Asks for alerts, badges and sounds; on success registers with APNs.
+    ///
+    /// - Returns: whether notifications are allowed now.
+    @discardableResult
+    public func requestAuthorization() async -> Bool {
+        let granted = (try? await center.requestAuthorization(options: Self.requestedOptions)) ?? false
+        await refreshAuthorizationStatus()
+        return granted
+    }
+
+    /// The token APNs gave (`didRegisterForRemoteNotificationsWithDeviceToken`): hex-encoded and
+    /// handed to the registrar.
+    public func handleDeviceToken(_ data: Data) async {
+        guard let token = try? PushToken(bytes: data) else { return }
+        registrationError = nil
+        if pushToken != token.hex {
+            pushToken = token.hex
+            broadcast.yield(.tokenChanged(token.hex))
+        }
+        await registrar?.tokenChanged(token.hex)
+    }
+
+    /// `didFailToRegisterForRemoteNotificationsWithError`: kept for the debug screen.
+    public func handleRegistrationError(_ error: any Error) {
+        registrationError = "\(error)"
+    }
+
+    // MARK: arrival and tap
+
+    /// A notification arriving in the foreground: kept in the inbox, shown as a banner.
+    public func willPresent(_ notification: IncomingNotification) async -> PresentationOptions {
+        inbox.insert(InboxEntry(notification))
+        broadcast.yield(.arrival(notification))
+        await center.setBadgeCount(inbox.unreadCount)
+        return Self.foregroundPresentation
+    }
+
+    /// A tap on a notification: the entry is read, the open is reported, its route is pending.
+    ///
+    /// - Returns: the route the tap opens, if the payload names a known one.
+    @discardableResult
+    public func didReceive(_ notification: IncomingNotification) async -> PushRoute? {
+        let entry = InboxEntry(notification, isRead: true)
+        inbox.insert(entry)
+        inbox.markRead(entry.id)
+        let route = notification.route
+        if let route { router.open(route) }
+        broadcast.yield(.tap(notification, route))
+        await center.setBadgeCount(inbox.unreadCount)
+        if entry.isOnServer { try? await inboxSync?.markOpened(entry.id, at: now()) }
+        return route
+    }
+
+    /// Marks an inbox entry read, here and on the server.
+    public func markRead(_ id: String) async {
+        guard inbox.markRead(id) else { return }
+        await center.setBadgeCount(inbox.unreadCount)
+        if let entry = inbox.entries.first(where: { $0.id == id }), entry.isOnServer {
+            try? await inboxSync?.markRead(id, at: now())
+        }
+    }
+
+    /// Merges the server's inbox into this one.
+    @discardableResult
+    public func syncInbox() async -> AppResult<Void> {
+        guard let inboxSync else { return .success(()) }
+        do {
+            inbox.merge(try await inboxSync.fetch())
+            await center.setBadgeCount(inbox.unreadCount)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: the session
+
+    /// Follows sign-ins and sign-outs: a sign-out clears the token and the inbox; a sign-in
+    /// registers with APNs again (when allowed) and loads the server's inbox.
+    ///
+    /// - Returns: the task that follows them; cancel it to stop.
+    public func follow(_ auth: AuthClient) async -> Task<Void, Never> {
+        let changes = await auth.stateChanges()
+        return Task { [weak self] in
+            for await event in changes {
+                guard let self else { return }
+                await self.sessionChanged(event)
+            }
+        }
+    }
+
+    func sessionChanged(_ event: AuthEvent) async {
+        switch event.kind {
+        case .signedOut:
+            inbox.removeAll()
+            await center.setBadgeCount(0)
+            if pushToken != nil {
+                pushToken = nil
+                broadcast.yield(.tokenChanged(nil))
+            }
+        case .signedIn, .initialSession:
+            guard event.session != nil else { return }
+            await refreshAuthorizationStatus()
+            await syncInbox()
+        case .tokenRefreshed:
+            break
+        }
+    }
+}

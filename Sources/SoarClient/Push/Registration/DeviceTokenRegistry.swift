@@ -1,0 +1,90 @@
+import Foundation
+import SoarCore
+
+/// One device's row for one user, as the registrar writes it.
+public struct DeviceRegistration: Codable, Sendable, Hashable {
+    public var userId: UUID
+    /// Lowercase hex.
+    public var token: String
+    public var platform: String
+    /// `sandbox` (a debug build) or `production` (TestFlight, App Store); nil when unknown.
+    public var environment: String?
+    /// The app's bundle id, the `apns-topic`; nil means the server's `APNS_BUNDLE_ID`.
+    public var bundleId: String?
+    public var updatedAt: Date
+
+    public init(userId: UUID, token: String, platform: String = "ios", environment: String? = nil, bundleId: String? = nil, updatedAt: Date = Date()) {
+        self.userId = userId
+        self.token = token
+        self.platform = platform
+        self.environment = environment
+        self.bundleId = bundleId
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case token, platform, environment
+        case userId = "user_id"
+        case bundleId = "bundle_id"
+        case updatedAt = "updated_at"
+    }
+}
+
+/// Where the registrar writes and deletes device rows; each call names the session's token, so a
+/// wipe can use the session that is ending.
+public protocol DeviceTokenRegistry: Sendable {
+    func register(_ registration: DeviceRegistration, accessToken: String) async throws(AppError)
+    func unregister(token: String, userId: UUID, accessToken: String) async throws(AppError)
+}
+
+/// Seed 000's way: an idempotent upsert into `device_tokens` on `(user_id, token)`.
+public struct DataAPIDeviceTokens: DeviceTokenRegistry {
+    private let client: SupabaseClient
+
+    public init(client: SupabaseClient) {
+        self.client = client
+    }
+
+    public func register(_ registration: DeviceRegistration, accessToken: String) async throws(AppError) {
+        try await client.from("device_tokens").upsert(registration, onConflict: "user_id,token").execute(bearer: accessToken)
+    }
+
+    public func unregister(token: String, userId: UUID, accessToken: String) async throws(AppError) {
+        try await client.from("device_tokens").delete().eq("user_id", userId).eq("token", token).execute(bearer: accessToken)
+    }
+}
+
+/// Seed 001's way: the creator API's `POST` and `DELETE /api/creator/device_tokens`.
+public struct CreatorAPIDeviceTokens: DeviceTokenRegistry {
+    private let client: SupabaseClient
+
+    public init(client: SupabaseClient) {
+        self.client = client
+    }
+
+    private struct Body: Encodable {
+        var token: String
+        var platform: String?
+        var environment: String?
+        var bundleId: String?
+
+        enum CodingKeys: String, CodingKey {
+            case token, platform, environment
+            case bundleId = "bundle_id"
+        }
+    }
+
+    public func register(_ registration: DeviceRegistration, accessToken: String) async throws(AppError) {
+        let body = Body(token: registration.token, platform: registration.platform, environment: registration.environment, bundleId: registration.bundleId)
+        try await send("POST", body, accessToken)
+    }
+
+    public func unregister(token: String, userId: UUID, accessToken: String) async throws(AppError) {
+        try await send("DELETE", Body(token: token), accessToken)
+    }
+
+    private func send(_ method: String, _ body: Body, _ accessToken: String) async throws(AppError) {
+        let data = (try? JSONCoding.encode(body)) ?? Data()
+        _ = try await client.backend.send(Backend.Request(method: method, path: "api/creator/device_tokens", body: data), bearer: accessToken)
+    }
+}
