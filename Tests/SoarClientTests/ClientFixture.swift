@@ -1,0 +1,39 @@
+import Foundation
+import SoarClient
+import SoarTesting
+import Synchronization
+
+/// A client of an in-process `soar serve`, its requests passing through a transport a test can cut off.
+struct ClientFixture {
+    let server: ServerFixture
+    let transport: FakeTransport
+    let store: InMemorySecureStore
+    let client: SupabaseClient
+
+    init(server: ServerFixture? = nil, now: @escaping @Sendable () -> Date = Date.init) throws {
+        let server = try server ?? ServerFixture()
+        self.server = server
+        transport = FakeTransport(passingTo: URLSessionTransport())
+        store = InMemorySecureStore()
+        client = SupabaseClient(url: URL(string: server.url)!, anonKey: server.anonKey, store: store, transport: transport, now: now)
+    }
+
+    /// Another client (another device) of the same server.
+    func another() -> SupabaseClient {
+        SupabaseClient(url: URL(string: server.url)!, anonKey: server.anonKey, store: InMemorySecureStore())
+    }
+
+    /// How many requests went to a path (and query text).
+    func requests(containing text: String) -> Int {
+        transport.requests.count { $0.url?.absoluteString.contains(text) == true }
+    }
+
+    static func email() -> String { "user-\(UUID().uuidString.prefix(8).lowercased())@example.com" }
+}
+
+/// A clock tests move by hand.
+final class MovableNow: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+    func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+    var now: @Sendable () -> Date { { [self] in Date() + offset.withLock { $0 } } }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import SoarClient
+import SoarCore
+import SoarTesting
+import Testing
+
+@Suite struct QueryTests {
+    /// A signed-in client with three todos.
+    func seeded() async throws -> (ClientFixture, UUID, [Todo]) {
+        let fixture = try ClientFixture()
+        let user = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
+        let todos = (0..<3).map { Todo(userId: user, title: ["milk", "bread", "tea"][$0], completed: $0 == 1, sortOrder: $0) }
+        try await fixture.client.from("todos").insert(todos).execute()
+        return (fixture, user, todos)
+    }
+
+    @Test func selectFiltersOrdersAndDecodesRows() async throws {
+        let (fixture, user, todos) = try await seeded()
+        let all: [Todo] = try await fixture.client.from("todos").select().eq("user_id", user).order("sort_order", ascending: false).value()
+        #expect(all.map(\.title) == ["tea", "bread", "milk"])
+        #expect(all.last?.id == todos[0].id && all.last?.createdAt != nil)
+        let open: [Todo] = try await fixture.client.from("todos").select().eq("completed", false).order("sort_order").value()
+        #expect(open.map(\.title) == ["milk", "tea"])
+        let some: [Todo] = try await fixture.client.from("todos").select().in("title", ["tea", "milk"]).order("title").value()
+        #expect(some.map(\.title) == ["milk", "tea"])
+        let liked: [Todo] = try await fixture.client.from("todos").select().ilike("title", "BR%").value()
+        #expect(liked.map(\.title) == ["bread"])
+        let page: [Todo] = try await fixture.client.from("todos").select().order("sort_order").range(from: 1, to: 2).value()
+        #expect(page.map(\.title) == ["bread", "tea"])
+        let first: [Todo] = try await fixture.client.from("todos").select().order("sort_order").limit(1).value()
+        #expect(first.map(\.title) == ["milk"])
+        let columns = try await fixture.client.from("todos").select("title").eq("id", todos[2].id).single().execute()
+        #expect(String(decoding: columns, as: UTF8.self) == #"{"title":"tea"}"#)
+    }
+
+    @Test func singleDecodesOneRowAndNoneIsNotFound() async throws {
+        let (fixture, _, todos) = try await seeded()
+        let one: Todo = try await fixture.client.from("todos").select().eq("id", todos[1].id).single().value()
+        #expect(one.title == "bread" && one.completed)
+        await #expect(throws: AppError(.notFound, AppError.Messages.notFound)) {
+            let _: Todo = try await fixture.client.from("todos").select().eq("id", UUID()).single().value()
+        }
+    }
+
+    @Test func updateUpsertAndDeleteReturnRowsWhenAsked() async throws {
+        let (fixture, _, todos) = try await seeded()
+        let updated: [Todo] = try await fixture.client.from("todos").update(["completed": true]).eq("id", todos[0].id).select().value()
+        #expect(updated.map(\.completed) == [true])
+        var renamed = todos[2]
+        renamed.title = "green tea"
+        try await fixture.client.from("todos").upsert(renamed, onConflict: "id").execute()
+        let after: Todo = try await fixture.client.from("todos").select().eq("id", renamed.id).single().value()
+        #expect(after.title == "green tea")
+        try await fixture.client.from("todos").delete().eq("id", todos[1].id).execute()
+        let left: [Todo] = try await fixture.client.from("todos").select().order("sort_order").value()
+        #expect(left.map(\.title) == ["milk", "green tea"])
+    }
+
+    @Test func anotherUserSeesNothingAndCannotWrite() async throws {
+        let (fixture, owner, todos) = try await seeded()
+        let other = fixture.another()
+        try await other.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
+        let seen: [Todo] = try await other.from("todos").select().eq("user_id", owner).value()
+        #expect(seen.isEmpty)
+        try await other.from("todos").delete().eq("id", todos[0].id).execute()
+        let stolen = Todo(userId: owner, title: "not yours")
+        await #expect { try await other.from("todos").insert(stolen).execute() } throws: { error in
+            (error as? AppError)?.code == .authentication
+        }
+        let still: [Todo] = try await fixture.client.from("todos").select().value()
+        #expect(still.count == 3)
+    }
+
+    @Test func aBrokenRuleIsAValidationErrorWithTheServersWords() async throws {
+        let (fixture, user, _) = try await seeded()
+        let error = await #expect(throws: AppError.self) {
+            try await fixture.client.from("todos").insert(["user_id": user.uuidString, "title": "x", "sort_order": "not a number"]).execute()
+        }
+        #expect(error?.code == .validation && error?.status == 400)
+        #expect(error?.message.contains("bigint") == true, "\(String(describing: error))")
+    }
+
+    @Test func functionsAreCalledAsTheUser() async throws {
+        let fixture = try ClientFixture()
+        try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
+        let error = await #expect(throws: AppError.self) {
+            try await fixture.client.functions.invoke("send-test-push", body: PushTestRequest())
+        }
+        #expect(error?.status == 503, "no APNs on this server: the seed's safe no-op")
+    }
+}
