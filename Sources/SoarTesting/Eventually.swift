@@ -13,3 +13,14 @@ public func eventually(within timeout: Duration = .seconds(5), _ condition: () -
     }
     return true
 }
+
+/// ``eventually(within:_:)`` for a condition that awaits (an actor's state), yielding between looks.
+public func eventually(within timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while !(await condition()) {
+        guard clock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}

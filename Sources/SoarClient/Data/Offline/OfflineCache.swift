@@ -1,7 +1,6 @@
 import Foundation
-import SoarCore
 
-/// The last answer of each read, kept on disk so screens still show something offline.
+/// The last answer of each read, kept on disk byte for byte, so screens still show something offline.
 public struct OfflineCache: Sendable {
     public let directory: URL
 
@@ -9,23 +8,17 @@ public struct OfflineCache: Sendable {
         self.directory = directory
     }
 
-    private struct Entry<Value: Codable>: Codable {
-        var savedAt: Date
-        var value: Value
-    }
-
-    public func save<Value: Codable>(_ value: Value, for key: String, at date: Date = Date()) {
-        guard let data = try? JSONCoding.encode(Entry(savedAt: date, value: value)) else { return }
+    public func save(_ data: Data, for key: String) {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try? data.write(to: file(key), options: .atomic)
     }
 
-    /// The saved value and when it was saved, or nil.
-    public func load<Value: Codable>(_ type: Value.Type, for key: String) -> (value: Value, savedAt: Date)? {
-        guard let data = try? Data(contentsOf: file(key)), let entry = try? JSONCoding.decode(Entry<Value>.self, from: data) else {
-            return nil
-        }
-        return (entry.value, entry.savedAt)
+    /// The saved answer and when it was saved (the file's modification time), or nil.
+    public func load(_ key: String) -> (data: Data, savedAt: Date)? {
+        let url = file(key)
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        let savedAt = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
+        return (data, savedAt)
     }
 
     public func remove(_ key: String) {

@@ -27,15 +27,20 @@ public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
 
     public func fetchTodos(userId: UUID) async throws(AppError) -> Fetched<[Todo]> {
         let key = "todos-\(userId.uuidString.lowercased())"
-        do {
-            let todos: [Todo] = try await client.from("todos").select().eq("user_id", userId)
-                .order("sort_order").order("created_at").value()
-            cache?.save(todos, for: key)
+        let query = client.from("todos").select().eq("user_id", userId).order("sort_order").order("created_at")
+        do throws(AppError) {
+            let data = try await query.execute()
+            let todos = try Self.decode(data)
+            cache?.save(data, for: key)
             return Fetched(todos)
         } catch where error.isOffline {
-            guard let saved = cache?.load([Todo].self, for: key) else { throw error }
-            return Fetched(saved.value, isStale: true, asOf: saved.savedAt)
+            guard let saved = cache?.load(key) else { throw error }
+            return Fetched(try Self.decode(saved.data), isStale: true, asOf: saved.savedAt)
         }
+    }
+
+    private static func decode(_ data: Data) throws(AppError) -> [Todo] {
+        do { return try JSONCoding.decode([Todo].self, from: data) } catch { throw AppError(.unknown, AppError.Messages.server, original: error) }
     }
 
     public func insert(_ todo: Todo) async throws(AppError) {
