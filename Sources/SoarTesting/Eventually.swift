@@ -14,8 +14,11 @@ public func eventually(within timeout: Duration = .seconds(5), _ condition: () -
     return true
 }
 
-/// ``eventually(within:_:)`` for a condition that awaits (an actor's state), yielding between looks.
-public func eventually(within timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+/// ``eventually(within:_:)`` for async tests: yields between looks instead of blocking the thread,
+/// so work on the caller's actor (the main actor's tasks) goes on meanwhile.
+public func waitUntil(
+    within timeout: Duration = .seconds(5), isolation: isolated (any Actor)? = #isolation, _ condition: () async -> Bool
+) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while !(await condition()) {

@@ -45,7 +45,7 @@ import Testing
         defer { replaying.cancel() }
         fixture.transport.offline = false
         network.set(online: true)
-        #expect(await eventually { await relaunched.pending.isEmpty })
+        #expect(await waitUntil { await relaunched.pending.isEmpty })
 
         let rows: [Todo] = try await fixture.client.from("todos").select().order("sort_order").value()
         #expect(rows.map(\.title) == ["tea", "bread"] && rows[0].completed)

@@ -1,0 +1,88 @@
+import Foundation
+import SoarClient
+import SoarCore
+import SoarTesting
+import Testing
+
+@Suite struct PushTokenRegistrarTests {
+    let token = String(repeating: "ab", count: 32)
+
+    /// The device's rows on the server, read with the service key.
+    func rows(_ fixture: ClientFixture) async throws -> [String] {
+        let answer = try await fixture.server.call(
+            "GET", "/rest/v1/device_tokens?select=user_id,token,environment,bundle_id", bearer: fixture.server.serviceKey,
+            headers: ["apikey": fixture.server.serviceKey])
+        return answer.rows.map { "\($0["user_id"]?.stringValue ?? ""):\($0["token"]?.stringValue ?? ""):\($0["environment"]?.stringValue ?? "-")" }
+    }
+
+    func registrar(_ fixture: ClientFixture, registry: (any DeviceTokenRegistry)? = nil) async -> (PushTokenRegistrar, Task<Void, Never>) {
+        let registrar = PushTokenRegistrar(
+            registry: registry ?? DataAPIDeviceTokens(client: fixture.client), auth: fixture.client.auth, store: fixture.store,
+            environment: "sandbox", bundleId: "com.example.app")
+        return (registrar, await registrar.start())
+    }
+
+    @Test func theRowFollowsTheSessionThroughSwitchesAndSignOut() async throws {
+        let fixture = try ClientFixture()
+        let (registrar, following) = await registrar(fixture)
+        defer { following.cancel() }
+        let ada = ClientFixture.email(), bob = ClientFixture.email()
+        try await fixture.another().auth.signUp(email: bob, password: "correct-horse")
+        let adaID = try await fixture.client.auth.signUp(email: ada, password: "correct-horse").user.id.uuidString.lowercased()
+        await registrar.tokenChanged(token)
+        #expect(try await rows(fixture) == ["\(adaID):\(token):sandbox"])
+        await registrar.tokenChanged(token)
+        #expect(try await rows(fixture).count == 1, "registering again is idempotent")
+
+        let bobID = try await fixture.client.auth.signIn(email: bob, password: "correct-horse").user.id.uuidString.lowercased()
+        #expect(await waitUntil { (try? await rows(fixture)) == ["\(bobID):\(token):sandbox"] }, "the old user's row is gone, the new one's is there")
+
+        await fixture.client.auth.signOut()
+        #expect(try await rows(fixture).isEmpty)
+        #expect(await registrar.registered == nil)
+    }
+
+    @Test func aFailedWipeIsRetriedBeforeTheNextSignInRegisters() async throws {
+        let fixture = try ClientFixture()
+        let (registrar, following) = await registrar(fixture)
+        defer { following.cancel() }
+        let adaID = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id.uuidString.lowercased()
+        await registrar.tokenChanged(token)
+        fixture.transport.offline = true
+        await fixture.client.auth.signOut()
+        #expect(await fixture.client.auth.session == nil, "signing out works offline")
+        #expect(await registrar.hasPendingWipe)
+        #expect(fixture.store.keys.contains("soar.pending-wipe"), "kept in the secure store for a relaunch")
+        #expect(try await rows(fixture) == ["\(adaID):\(token):sandbox"])
+
+        fixture.transport.offline = false
+        let bobID = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id.uuidString.lowercased()
+        #expect(await waitUntil { (try? await rows(fixture)) == ["\(bobID):\(token):sandbox"] })
+        #expect(await !registrar.hasPendingWipe)
+    }
+
+    @Test func aMissingTableOrServerIsLoggedNotThrownAndRetried() async throws {
+        let fixture = try ClientFixture()
+        let registry = FakeDeviceTokenRegistry()
+        let (registrar, following) = await registrar(fixture, registry: registry)
+        defer { following.cancel() }
+        let user = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
+        registry.fail(with: AppError(status: 404, body: Data(#"{"code":"PGRST205","message":"Could not find the table"}"#.utf8)))
+        await registrar.tokenChanged(token)
+        #expect(await registrar.registered == nil && registry.rows.isEmpty)
+        registry.fail(with: nil)
+        await registrar.retry()
+        #expect(registry.rows == [FakeDeviceTokenRegistry.key(user, token)])
+    }
+
+    @Test func seed001sCreatorAPIRegistersAndDeletes() async throws {
+        let fixture = try ClientFixture()
+        let (registrar, following) = await registrar(fixture, registry: CreatorAPIDeviceTokens(client: fixture.client))
+        defer { following.cancel() }
+        let id = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id.uuidString.lowercased()
+        await registrar.tokenChanged(token)
+        #expect(try await rows(fixture) == ["\(id):\(token):sandbox"])
+        await fixture.client.auth.signOut()
+        #expect(try await rows(fixture).isEmpty)
+    }
+}
