@@ -1,7 +1,6 @@
 import Foundation
 import SoarClient
 import SoarTesting
-import Synchronization
 
 /// A client of an in-process `soar serve`, its requests passing through a transport a test can cut off.
 struct ClientFixture {
@@ -31,9 +30,3 @@ struct ClientFixture {
     static func email() -> String { "user-\(UUID().uuidString.prefix(8).lowercased())@example.com" }
 }
 
-/// A clock tests move by hand.
-final class MovableNow: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
-    func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
-    var now: @Sendable () -> Date { { [self] in Date() + offset.withLock { $0 } } }
-}

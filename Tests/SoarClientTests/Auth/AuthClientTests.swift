@@ -62,14 +62,14 @@ import Testing
     }
 
     @Test func parallelCallsNearExpiryRefreshOnce() async throws {
-        let clock = MovableNow()
-        let fixture = try ClientFixture(now: clock.now)
+        let time = ManualTime(Date())
+        let fixture = try ClientFixture(now: time.now)
         let auth = fixture.client.auth
         let session = try await auth.signUp(email: ClientFixture.email(), password: "correct-horse")
         let todos = fixture.client.from("todos").select()
         _ = try await todos.execute()
         #expect(fixture.requests(containing: "grant_type=refresh_token") == 0, "a fresh token is not refreshed")
-        clock.advance(TimeInterval(session.expiresIn - 30))
+        time.advance(by: TimeInterval(session.expiresIn - 30))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<10 { group.addTask { _ = try await todos.execute() } }
             try await group.waitForAll()
@@ -80,8 +80,8 @@ import Testing
     }
 
     @Test func aRevokedRefreshTokenEndsTheSessionAsExpired() async throws {
-        let clock = MovableNow()
-        let fixture = try ClientFixture(now: clock.now)
+        let time = ManualTime(Date())
+        let fixture = try ClientFixture(now: time.now)
         let auth = fixture.client.auth
         let session = try await auth.signUp(email: ClientFixture.email(), password: "correct-horse")
         // Another device signs the user out everywhere.
@@ -89,17 +89,17 @@ import Testing
         #expect(answer.status == 204)
         var events = await auth.stateChanges().makeAsyncIterator()
         _ = await events.next()
-        clock.advance(TimeInterval(session.expiresIn))
+        time.advance(by: TimeInterval(session.expiresIn))
         await #expect(throws: AppError(authCode: "session_expired")) { try await auth.validSession() }
         #expect(await auth.session == nil)
         #expect(await events.next() == AuthEvent(.signedOut, nil))
     }
 
     @Test func anOfflineRefreshKeepsTheSession() async throws {
-        let clock = MovableNow()
-        let fixture = try ClientFixture(now: clock.now)
+        let time = ManualTime(Date())
+        let fixture = try ClientFixture(now: time.now)
         let session = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
-        clock.advance(TimeInterval(session.expiresIn))
+        time.advance(by: TimeInterval(session.expiresIn))
         fixture.transport.offline = true
         await #expect(throws: AppError(.network, AppError.Messages.offline)) { try await fixture.client.auth.validSession() }
         #expect(await fixture.client.auth.session == session)
