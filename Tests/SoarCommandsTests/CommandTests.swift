@@ -118,3 +118,42 @@ func temporaryFile(_ name: String, _ contents: String) throws -> String {
         #expect(!cli.out.contains("FAIL"))
     }
 }
+
+@Suite struct SimulateCommandTests {
+    @Test func aSimulatorFileIsPresentedKeptAndRoutedOnTap() async throws {
+        let path = try temporaryFile("push.apns", """
+            {"Simulator Target Bundle":"com.soarstarter.SoarStarterSwift","aps":{"alert":{"title":"Test","body":"Test notification"}},"target_url":"/brands/123/hub","kind":"early_viral_alert"}
+            """)
+        let cli = RecordingConsole()
+        #expect(await cli.run("simulate", path) == 0)
+        #expect(cli.out == """
+            target bundle: com.soarstarter.SoarStarterSwift
+            presentation: [.banner, .list, .sound]
+            inbox: 1 unread, newest "Test" ("Test notification")
+            tap opens: brandHub(publicId: 123, tab: overview) (soar:///brands/123/hub)
+
+            """)
+    }
+
+    @Test func jsonAndTheTemplatesNotificationsLink() async throws {
+        let path = try temporaryFile("push.apns", #"{"aps":{"alert":"hi","sound":"default"},"deeplink":"soar:///notifications"}"#)
+        let cli = RecordingConsole()
+        #expect(await cli.run("simulate", "--json", path) == 0)
+        #expect(cli.out == #"{"deeplink":"soar:///notifications","inbox":{"body":"hi","title":null,"unread":1},"presentation":["banner","list","sound"],"route":"notifications"}"# + "\n")
+    }
+
+    @Test func aBackgroundNotificationShowsNothing() async throws {
+        let path = try temporaryFile("silent.apns", #"{"aps":{"content-available":1},"deeplink":"soar:///todos"}"#)
+        let cli = RecordingConsole()
+        #expect(await cli.run("simulate", path) == 0)
+        #expect(cli.out.contains("presentation: none") && cli.out.contains("inbox: nothing kept") && cli.out.contains("nothing to tap"))
+    }
+
+    @Test func badFilesExitOneOrTwoWithTheReason() async throws {
+        let cli = RecordingConsole()
+        #expect(await cli.run("simulate", try temporaryFile("bad.apns", #"{"alert":"no aps"}"#)) == 1)
+        #expect(cli.err.contains("no \"aps\" dictionary"))
+        #expect(await cli.run("simulate", "/nonexistent.apns") == 2)
+        #expect(await cli.run("simulate") == 2)
+    }
+}

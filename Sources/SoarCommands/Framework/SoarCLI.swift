@@ -11,6 +11,7 @@ public enum SoarCLI {
         MigrateCommand.self,
         SelfCheckCommand.self,
         RouteCommand.self,
+        SimulateCommand.self,
         PayloadValidateCommand.self,
         PushSendCommand.self,
         APNsEmulatorCommand.self,

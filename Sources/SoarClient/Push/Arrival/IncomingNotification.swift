@@ -35,6 +35,10 @@ public struct IncomingNotification: Sendable, Hashable {
         }
     }
 
+    /// False for a background notification (no alert, sound or badge): the system shows nothing
+    /// and never asks the app how to present it.
+    public var isVisible: Bool { payload.aps.alert != nil || payload.aps.sound != nil || payload.aps.badge != nil }
+
     /// The server-side inbox row this notification is, from the payload's `soar_id`.
     public var serverID: String? { payload.custom["soar_id"]?.stringValue }
 
