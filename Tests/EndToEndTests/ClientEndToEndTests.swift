@@ -1,0 +1,158 @@
+import Foundation
+import SoarClient
+import SoarCore
+import SoarTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// SoarClient, as an app runs it, against the `soar` binary: `soar serve --with-emulator`.
+@MainActor @Suite struct ClientEndToEndTests {
+    /// A running `soar serve` and what its banner says.
+    struct Served {
+        let process: BackgroundProcess
+        let url: URL
+        let anon: String
+        let service: String
+        let control: String?
+    }
+
+    static func serve(_ dir: TemporaryDirectory, _ extra: [String] = []) throws -> Served {
+        let process = try BackgroundProcess(SoarBinary.path, ["serve", "--db", dir.path + "/soar.db"] + extra)
+        func value(_ prefix: String) throws -> String {
+            let line = try #require(process.readLine(timeout: 30), "\(process.standardError)")
+            #expect(line.hasPrefix(prefix), "\(line)")
+            return String(line.dropFirst(prefix.count))
+        }
+        let url = try value("API URL: ")
+        let anon = try value("anon key: ")
+        let service = try value("service_role key: ")
+        _ = try value("database: ")
+        var control: String?
+        if extra.contains("--with-emulator") {
+            _ = try value("push: ")
+            control = try #require(process.readLine()?.components(separatedBy: "control ").last)
+        }
+        return Served(process: process, url: URL(string: url)!, anon: anon, service: service, control: control)
+    }
+
+    static func email() -> String { "user-\(UUID().uuidString.prefix(8).lowercased())@example.com" }
+
+    /// GETs a URL with the service key (or none), as JSON.
+    static func get(_ url: String, key: String? = nil) async throws -> JSONValue {
+        var request = URLRequest(url: URL(string: url)!)
+        if let key {
+            request.setValue(key, forHTTPHeaderField: "apikey")
+            request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        }
+        let (data, _) = try await URLSessionTransport().send(request)
+        return try JSONValue.read(data)
+    }
+
+    @Test func theAppsPushPipelineFromSignUpToSignOut() async throws {
+        let dir = TemporaryDirectory("soar-client-e2e")
+        let served = try Self.serve(dir, ["--port", "0", "--with-emulator", "--emulator-port", "0", "--emulator-dir", dir.path + "/emulator"])
+        let client = SupabaseClient(url: served.url, anonKey: served.anon, store: FileSecureStore(directory: URL(fileURLWithPath: dir.path + "/keychain")))
+        let tokenBytes = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let token = tokenBytes.map { String(format: "%02x", $0) }.joined()
+        let center = FakeNotificationCenter(status: .notDetermined, grants: true)
+        let registration = FakeRemoteRegistration(token: tokenBytes)
+        let registrar = PushTokenRegistrar(
+            registry: DataAPIDeviceTokens(client: client), auth: client.auth, store: InMemorySecureStore(), environment: "sandbox")
+        let controller = NotificationsController(
+            center: center, registration: registration, registrar: registrar, inboxSync: ServerInbox(client: client))
+        registration.deliver { data in await controller.handleDeviceToken(data) }
+        let registering = await registrar.start()
+        let following = await controller.follow(client.auth)
+        defer {
+            registering.cancel()
+            following.cancel()
+        }
+        let rows = { try await Self.get(served.url.absoluteString + "/rest/v1/device_tokens?select=user_id,token", key: served.service).arrayValue ?? [] }
+
+        // 1. Sign up (and another user, for the switch later).
+        let bob = Self.email()
+        try await SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore()).auth.signUp(email: bob, password: "correct-horse")
+        let ada = try await client.auth.signUp(email: Self.email(), password: "correct-horse").user.id.uuidString.lowercased()
+
+        // 2-3. Permission granted; the token arrives and its row appears.
+        #expect(await controller.requestAuthorization())
+        #expect(controller.pushToken == token)
+        let own: [DeviceToken] = try await client.from("device_tokens").select().value()
+        #expect(own.map(\.token) == [token] && own.first?.userId.uuidString.lowercased() == ada)
+
+        // 4. A test push is sent and arrives at the emulator.
+        let model = NotificationsViewModel(controller: controller, sender: PushTestSender(client: client))
+        #expect(model.canSendTestPush)
+        await model.sendTestPush(PushTestRequest(title: "Hello", body: "From the e2e test"))
+        let result = try #require(model.testPush.value, "\(model.testPush)")
+        #expect(result.sent == 1 && result.delivered == 1 && result.results.first.map { token.hasPrefix($0.token.prefix(8)) } == true)
+        let control = try #require(served.control)
+        let deliveries = try await Self.get(control + "/deliveries").arrayValue ?? []
+        let delivered = try #require(deliveries.first { $0.objectValue?["token"]?.stringValue == token }?.objectValue?["payload"])
+
+        // 5. The payload, fed back through the controller, lands in the inbox and routes.
+        let notification = IncomingNotification(identifier: "e2e", payload: try Payload(json: delivered.jsonData))
+        #expect(await controller.willPresent(notification) == [.banner, .list, .sound])
+        let soarID = try #require(notification.serverID, "the server's inbox row id travels in the payload")
+        #expect(controller.inbox.entries.first?.id == soarID && controller.inbox.entries.first?.title == "Hello")
+        #expect(await controller.didReceive(notification) == .notifications)
+        #expect(controller.router.consumePendingRoute() == .notifications)
+
+        // 6. The open is reported and counted on the server.
+        let opened = try await Self.get(
+            served.url.absoluteString + "/rest/v1/notifications?select=id&opened_at=not.is.null", key: served.service).arrayValue ?? []
+        #expect(opened.compactMap { $0.objectValue?["id"]?.stringValue } == [soarID])
+
+        // 7. User switch: the old user's row is gone, the new user's is there.
+        let bobID = try await client.auth.signIn(email: bob, password: "correct-horse").user.id.uuidString.lowercased()
+        #expect(await waitUntil {
+            let now = (try? await rows()) ?? []
+            return now.count == 1 && now.first?.objectValue?["user_id"]?.stringValue == bobID
+        })
+
+        // 8. Sign out: no rows are left.
+        await client.auth.signOut()
+        #expect(try await rows().isEmpty)
+        #expect(await waitUntil { controller.pushToken == nil })
+        #expect(served.process.stop() == 0)
+    }
+
+    @Test func writesMadeWhileTheServerIsDownLandOnceInOrder() async throws {
+        let dir = TemporaryDirectory("soar-client-e2e")
+        var served = try Self.serve(dir, ["--port", "0"])
+        let port = try #require(served.url.port)
+        let client = SupabaseClient(url: served.url, anonKey: served.anon, store: FileSecureStore(directory: URL(fileURLWithPath: dir.path + "/keychain")))
+        let user = try await client.auth.signUp(email: Self.email(), password: "correct-horse").user.id
+        let queue = WriteQueue(file: URL(fileURLWithPath: dir.path + "/writes.json"), client: client)
+        let repository = TodosRepository(remote: TodosRemoteDataSource(
+            client: client, cache: OfflineCache(directory: URL(fileURLWithPath: dir.path + "/cache")), writes: queue))
+        let network = ProbeNetworkMonitor(probe: served.url.appendingPathComponent("auth/v1/health"))
+        let replaying = await queue.replay(whenOnline: network)
+        defer { replaying.cancel() }
+
+        let first = try #require(await repository.add(text: "first", userId: user).value)
+        #expect(await repository.list(userId: user).value?.value.map(\.title) == ["first"], "the screen loads: the answer is cached")
+        #expect(served.process.stop() == 0, "the server is cut")
+        #expect(await network.check() == false)
+        let second = try #require(await repository.add(text: "second", userId: user).value)
+        #expect(await repository.toggle(first).value != nil)
+        #expect(await repository.add(text: "third", userId: user).value != nil)
+        #expect(await repository.delete(second).value != nil)
+        #expect(await repository.add(text: "fourth", userId: user).value != nil)
+        #expect(await queue.pending.count == 5)
+        let stale = try #require(await repository.list(userId: user).value)
+        #expect(stale.isStale && stale.value.map(\.title) == ["first"], "reads come from the cache, marked stale")
+
+        served = try Self.serve(dir, ["--port", String(port)])
+        #expect(await network.check() == true)
+        #expect(await waitUntil { await queue.pending.isEmpty })
+        let rows: [Todo] = try await client.from("todos").select().order("sort_order").value()
+        #expect(rows.map(\.title) == ["first", "third", "fourth"], "every write once, in order")
+        #expect(rows.first?.completed == true)
+        #expect(await queue.rejected.isEmpty)
+        #expect(served.process.stop() == 0)
+    }
+}
