@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// SoarClient, as an app runs it, against the `soar` binary: `soar serve --with-emulator`.
-@MainActor @Suite struct ClientEndToEndTests {
+@MainActor @Suite(.timeLimit(.minutes(2))) struct ClientEndToEndTests {
     /// A running `soar serve` and what its banner says.
     struct Served {
         let process: BackgroundProcess

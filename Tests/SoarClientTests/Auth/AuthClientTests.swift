@@ -4,7 +4,7 @@ import SoarCore
 import SoarTesting
 import Testing
 
-@Suite struct AuthClientTests {
+@Suite(.timeLimit(.minutes(1))) struct AuthClientTests {
     @Test func signUpSignInAndSignOutStreamTheirEvents() async throws {
         let fixture = try ClientFixture()
         let auth = fixture.client.auth

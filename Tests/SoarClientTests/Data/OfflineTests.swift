@@ -4,7 +4,7 @@ import SoarCore
 import SoarTesting
 import Testing
 
-@Suite struct OfflineTests {
+@Suite(.timeLimit(.minutes(1))) struct OfflineTests {
     /// A signed-in client whose todos go through a cache and a write queue in `directory`.
     func offlineReady(_ directory: TemporaryDirectory) async throws -> (ClientFixture, UUID, TodosRepository, WriteQueue) {
         let fixture = try ClientFixture()

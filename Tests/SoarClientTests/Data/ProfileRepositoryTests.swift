@@ -5,7 +5,7 @@ import SoarTesting
 import Synchronization
 import Testing
 
-@Suite struct ProfileRepositoryTests {
+@Suite(.timeLimit(.minutes(1))) struct ProfileRepositoryTests {
     final class Recorder: ProfileRemoteDataSourceProtocol {
         let sent = Mutex<[[String: JSONValue]]>([])
         func fetchProfile(id: UUID) async throws(AppError) -> Profile? { nil }
@@ -38,7 +38,7 @@ import Testing
     }
 }
 
-@MainActor @Suite struct AppPreferencesTests {
+@MainActor @Suite(.timeLimit(.minutes(1))) struct AppPreferencesTests {
     @Test func settingsSurviveARelaunchInAFile() throws {
         let directory = TemporaryDirectory("soar-preferences")
         let file = URL(fileURLWithPath: directory.path + "/preferences.json")

@@ -4,7 +4,7 @@ import SoarCore
 import SoarTesting
 import Testing
 
-@Suite struct TodosRepositoryTests {
+@Suite(.timeLimit(.minutes(1))) struct TodosRepositoryTests {
     let user = UUID()
 
     @Test func addTrimsValidatesAndGoesLast() async throws {
@@ -43,7 +43,7 @@ import Testing
     }
 }
 
-@MainActor @Suite struct TodosViewModelTests {
+@MainActor @Suite(.timeLimit(.minutes(1))) struct TodosViewModelTests {
     let user = UUID()
 
     @Test func idleThenLoadingThenDataEvenWhenEmpty() async {

@@ -4,7 +4,7 @@ import SoarCore
 import SoarTesting
 import Testing
 
-@Suite struct NotificationEnricherTests {
+@Suite(.timeLimit(.minutes(1))) struct NotificationEnricherTests {
     static let png = Data([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3])
 
     /// Serves a PNG at /image.png and /avatar.png, HTML at /page, a large file at /big and never answers /slow.
@@ -76,7 +76,7 @@ import Testing
     }
 }
 
-@Suite struct ServerInboxTests {
+@Suite(.timeLimit(.minutes(1))) struct ServerInboxTests {
     @Test func theServersRowsAreReadAndOpensReported() async throws {
         let fixture = try ClientFixture()
         let session = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")

@@ -4,7 +4,7 @@ import SoarCore
 import SoarTesting
 import Testing
 
-@MainActor @Suite struct NotificationsControllerTests {
+@MainActor @Suite(.timeLimit(.minutes(1))) struct NotificationsControllerTests {
     let tokenBytes = Data([0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x02, 0x03])
 
     func controller(status: AuthorizationStatus = .notDetermined, grants: Bool = true, inbox: FakeInboxSync = FakeInboxSync())
@@ -101,7 +101,7 @@ import Testing
     }
 }
 
-@MainActor @Suite struct NotificationsViewModelTests {
+@MainActor @Suite(.timeLimit(.minutes(1))) struct NotificationsViewModelTests {
     @Test func theTestButtonNeedsAToken() async throws {
         let fixture = try ClientFixture()
         try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
@@ -119,7 +119,7 @@ import Testing
     }
 }
 
-@MainActor @Suite struct PermissionsModelTests {
+@MainActor @Suite(.timeLimit(.minutes(1))) struct PermissionsModelTests {
     @Test func eachPermissionAsksThenOffersSettingsWhenDenied() async {
         let photos = FakePermission(.notDetermined, answers: .denied)
         let camera = FakePermission(.authorized)

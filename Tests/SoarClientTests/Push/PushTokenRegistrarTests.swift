@@ -4,7 +4,7 @@ import SoarCore
 import SoarTesting
 import Testing
 
-@Suite struct PushTokenRegistrarTests {
+@Suite(.timeLimit(.minutes(1))) struct PushTokenRegistrarTests {
     let token = String(repeating: "ab", count: 32)
 
     /// The device's rows on the server, read with the service key.

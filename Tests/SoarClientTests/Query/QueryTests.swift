@@ -4,7 +4,7 @@ import SoarCore
 import SoarTesting
 import Testing
 
-@Suite struct QueryTests {
+@Suite(.timeLimit(.minutes(1))) struct QueryTests {
     /// A signed-in client with three todos.
     func seeded() async throws -> (ClientFixture, UUID, [Todo]) {
         let fixture = try ClientFixture()
