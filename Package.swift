@@ -8,7 +8,7 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
 
 let package = Package(
     name: "Soar",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "SoarCore", targets: ["SoarCore"]),
         .library(name: "SoarAPNs", targets: ["SoarAPNs"]),

@@ -14,6 +14,7 @@ public enum Migrations {
         File(name: "0003_push.sql", bytes: PackageResources._003_push_sql),
         File(name: "0004_push_sends.sql", bytes: PackageResources._004_push_sends_sql),
         File(name: "0005_notifications.sql", bytes: PackageResources._005_notifications_sql),
+        File(name: "0006_device_tokens_one_owner.sql", bytes: PackageResources._006_device_tokens_one_owner_sql),
     ]
 }
 

@@ -27,6 +27,22 @@ import Testing
         #expect(after.rows.isEmpty)
     }
 
+    @Test func aTokenRegisteredByAnotherUserLeavesTheirRowOnly() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let bob = try await fixture.signUp("b@example.com")
+        let row = #"{"token":"\#(Self.token)","platform":"ios"}"#
+        let first = try await fixture.call("POST", "/rest/v1/device_tokens?on_conflict=user_id,token", bearer: alice.token, body: row)
+        #expect(first.status == 201, "\(first.text)")
+        // Alice signed out without her wipe reaching the server; Bob signs in on the same device.
+        let second = try await fixture.call("POST", "/api/creator/device_tokens", bearer: bob.token, body: row)
+        #expect(second.status == 201, "\(second.text)")
+        let all = try await fixture.call("GET", "/rest/v1/device_tokens?select=user_id,token", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey])
+        #expect(all.rows.map { $0["user_id"]?.stringValue } == [bob.id], "the device belongs to whoever registered it last")
+        let again = try await fixture.call("POST", "/rest/v1/device_tokens?on_conflict=user_id,token", bearer: bob.token, headers: ["prefer": "resolution=merge-duplicates"], body: row)
+        #expect(again.status == 201 || again.status == 200, "\(again.text)")
+        #expect(try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: bob.token).rows.count == 1)
+    }
+
     @Test func creatorEndpointRefusesStrangersAndBadInput() async throws {
         let alice = try await fixture.signUp("a@example.com")
         let anon = try await fixture.call("POST", "/api/creator/device_tokens", body: #"{"token":"\#(Self.token)"}"#)

@@ -56,7 +56,7 @@ import Testing
         #expect(Set(background.map(\.token)) == [Self.token(2), stranger], "an unregistered token is sent to as well")
         #expect(background.allSatisfy { delivery in delivery.headers.contains { $0 == ("apns-push-type", "background") } })
 
-        // A device that changed hands: user 1 registers user 0's token too; it gets one notification.
+        // A device that changed hands: user 1 registers user 0's token; it is user 1's alone now.
         let second = try await fixture.signUp("u1-again@example.com")
         _ = try await fixture.call("POST", "/rest/v1/device_tokens", bearer: second.token, body: #"{"token":"\#(Self.token(0))"}"#)
         emulator.emulator.state.clearDeliveries()

@@ -1,4 +1,4 @@
-#if canImport(UIKit)
+#if canImport(UIKit) && !os(watchOS)
     import UIKit
 
     /// `UIApplication.registerForRemoteNotifications()` as the ``RemoteNotificationRegistering``.

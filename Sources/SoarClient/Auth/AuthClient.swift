@@ -72,8 +72,11 @@ public actor AuthClient {
     public func signOut() async {
         guard var ending = session else { return }
         if let valid = try? await validSession() { ending = valid }
+        // Someone else signed in while the token was refreshed: their session stays.
+        guard session?.user.id == ending.user.id else { return }
+        // Gone locally first, so nothing registers for this user while the handlers run.
+        replace(nil, .signedOut)
         if await endSession(ending) { await revoke(ending) }
-        if session?.user.id == ending.user.id { replace(nil, .signedOut) }
     }
 
     // MARK: tokens
@@ -102,16 +105,25 @@ public actor AuthClient {
     }
 
     private func exchange(_ current: Session) async throws(AppError) -> Session {
+        let fresh: Session
         do throws(AppError) {
-            let fresh = try await exchange(refreshToken: current.refreshToken)
-            // A sign-out or another sign-in while the refresh was in flight wins.
-            guard session?.refreshToken == current.refreshToken else { throw AppError(authCode: "session_not_found") }
-            replace(fresh, .tokenRefreshed)
-            return fresh
+            fresh = try await exchange(refreshToken: current.refreshToken)
         } catch where error.code == .authentication || error.status == 400 {
-            if session?.refreshToken == current.refreshToken { replace(nil, .signedOut) }
+            // Revoked or expired on the server: the session ends here, its handlers still run (in
+            // a task of their own: the caller may be one of them, waiting on this refresh).
+            if session?.refreshToken == current.refreshToken {
+                replace(nil, .signedOut)
+                Task { _ = await self.endSession(current) }
+            }
             throw AppError(authCode: "session_expired", original: error)
         }
+        // A sign-out or another sign-in while the refresh was in flight wins.
+        guard session?.refreshToken == current.refreshToken else {
+            await revoke(fresh)
+            throw AppError(authCode: "session_not_found")
+        }
+        replace(fresh, .tokenRefreshed)
+        return fresh
     }
 
     /// A new session for a refresh token that is not the current session's (a session kept to
@@ -140,9 +152,16 @@ public actor AuthClient {
     }
 
     private func begin(_ request: Backend.Request) async throws(AppError) -> Session {
-        let new = try Self.session(from: try await backend.send(request, bearer: nil))
-        if let old = session, old.user.id != new.user.id { _ = await endSession(old) }
+        let data = try await backend.send(request, bearer: nil)
+        guard let new = try? JSONCoding.decode(Session.self, from: data) else {
+            // A project that confirms email addresses answers a sign-up with the user alone.
+            if (try? JSONValue.read(data).objectValue?["id"]) != nil { throw AppError(authCode: "email_not_confirmed") }
+            throw AppError(.unknown, AppError.Messages.server, original: HTTPFailure(status: 200, body: data))
+        }
+        let old = session
         replace(new, .signedIn)
+        // A switch to another user ends the old session, as a sign-out would.
+        if let old, old.user.id != new.user.id, await endSession(old) { await revoke(old) }
         return new
     }
 

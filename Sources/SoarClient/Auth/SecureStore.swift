@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Where secrets live between launches (the session's tokens): the keychain on Apple platforms,
 /// a 0600 file on Linux, memory in tests.
 public protocol SecureStore: Sendable {
@@ -30,8 +36,11 @@ public struct FileSecureStore: SecureStore {
         guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
         }
-        _ = try? FileManager.default.removeItem(at: url)
-        try FileManager.default.moveItem(at: temporary, to: url)
+        // rename(2) replaces the old file in one step: a crash leaves the old secret or the new one.
+        guard rename(temporary.path, url.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
     }
 
     public func remove(_ key: String) throws {

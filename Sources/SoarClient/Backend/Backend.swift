@@ -27,9 +27,16 @@ struct Backend: Sendable {
     /// - Throws: ``AppError``, made by ``AppError/map(_:)`` from the transport's error or the
     ///   answer's status and body (kept as an ``HTTPFailure`` in `original`).
     func send(_ request: Request, bearer: String?) async throws(AppError) -> Data {
-        var components = URLComponents(url: url.appendingPathComponent(request.path), resolvingAgainstBaseURL: false)!
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw AppError(.validation, "The backend URL \(url) is not usable.")
+        }
+        // `request.path` is already percent-encoded, segment by segment.
+        var base = components.percentEncodedPath
+        while base.hasSuffix("/") { base.removeLast() }
+        components.percentEncodedPath = base + "/" + request.path
         if !request.query.isEmpty { components.percentEncodedQueryItems = request.query.map(Self.encoded) }
-        var urlRequest = URLRequest(url: components.url!)
+        guard let target = components.url else { throw AppError(.validation, "The request for \(request.path) could not be built.") }
+        var urlRequest = URLRequest(url: target)
         urlRequest.httpMethod = request.method
         urlRequest.setValue(anonKey, forHTTPHeaderField: "apikey")
         urlRequest.setValue("Bearer \(bearer ?? anonKey)", forHTTPHeaderField: "Authorization")
@@ -49,6 +56,13 @@ struct Backend: Sendable {
             throw AppError(status: response.statusCode, body: data)
         }
         return data
+    }
+
+    /// A name (a table, a function) as one path segment: `/`, `?`, `#` and `%` cannot escape it.
+    static func segment(_ name: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#%;")
+        return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
     }
 
     /// A query item with its value encoded the way PostgREST reads it (`+`, `&`, `=` escaped).

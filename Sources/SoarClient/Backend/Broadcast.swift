@@ -6,12 +6,15 @@ final class Broadcast<Element: Sendable>: Sendable {
     private let continuations = Mutex<[UUID: AsyncStream<Element>.Continuation]>([:])
 
     /// A new stream of the values yielded from now on, starting with `first` when given.
-    func stream(startingWith first: Element? = nil) -> AsyncStream<Element> {
+    ///
+    /// `first` is read after the stream is registered, so a change in between is not lost (at
+    /// worst it arrives twice).
+    func stream(startingWith first: @autoclosure () -> Element? = nil) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(100))
         let id = UUID()
-        if let first { continuation.yield(first) }
         continuation.onTermination = { [weak self] _ in self?.continuations.withLock { _ = $0.removeValue(forKey: id) } }
         continuations.withLock { $0[id] = continuation }
+        if let first = first() { continuation.yield(first) }
         return stream
     }
 

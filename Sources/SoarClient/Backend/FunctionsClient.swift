@@ -11,7 +11,7 @@ public struct FunctionsClient: Sendable {
     public func invoke(_ name: String, body: some Encodable & Sendable) async throws(AppError) -> Data {
         let data: Data
         do { data = try JSONCoding.encode(body) } catch { throw AppError(.validation, "The request could not be encoded.", original: error) }
-        return try await backend.send(Backend.Request(method: "POST", path: "functions/v1/\(name)", body: data), as: auth)
+        return try await backend.send(Backend.Request(method: "POST", path: "functions/v1/" + Backend.segment(name), body: data), as: auth)
     }
 
     /// Calls a function and decodes its JSON answer.

@@ -38,7 +38,10 @@ extension Backend {
         do throws(AppError) {
             return try await send(request, bearer: token)
         } catch where error.status == 401 && token != nil {
-            return try await send(request, bearer: try await auth.refresh().accessToken)
+            // Refresh only if nobody did since this token was taken.
+            guard let current = await auth.session else { throw error }
+            let retry = current.accessToken == token ? try await auth.refresh().accessToken : current.accessToken
+            return try await send(request, bearer: retry)
         }
     }
 }

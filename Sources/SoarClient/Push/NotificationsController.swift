@@ -25,6 +25,8 @@ public final class NotificationsController {
     @ObservationIgnored private let inboxSync: (any InboxSyncing)?
     @ObservationIgnored private let now: @Sendable () -> Date
     @ObservationIgnored private let broadcast = Broadcast<PushEvent>()
+    /// Whose inbox this is.
+    @ObservationIgnored private var userID: UUID?
 
     /// What is shown for a notification that arrives in the foreground.
     public static let foregroundPresentation: PresentationOptions = [.banner, .list, .sound]
@@ -107,7 +109,7 @@ public final class NotificationsController {
         inbox.insert(entry)
         inbox.markRead(entry.id)
         let route = notification.route
-        if let route { router.open(route) }
+        if let route { router.open(route) } else { router.clear() }
         broadcast.yield(.tap(notification, route))
         await center.setBadgeCount(inbox.unreadCount)
         if entry.isOnServer { try? await inboxSync?.markOpened(entry.id, at: now()) }
@@ -155,18 +157,27 @@ public final class NotificationsController {
     func sessionChanged(_ event: AuthEvent) async {
         switch event.kind {
         case .signedOut:
-            inbox.removeAll()
-            await center.setBadgeCount(0)
-            if pushToken != nil {
-                pushToken = nil
-                broadcast.yield(.tokenChanged(nil))
-            }
+            await forgetUser()
         case .signedIn, .initialSession:
-            guard event.session != nil else { return }
+            guard let session = event.session else { return }
+            // Another user's inbox never shows under this one.
+            if userID != session.user.id { await forgetUser() }
+            userID = session.user.id
             await refreshAuthorizationStatus()
             await syncInbox()
         case .tokenRefreshed:
             break
+        }
+    }
+
+    private func forgetUser() async {
+        userID = nil
+        inbox.removeAll()
+        router.clear()
+        await center.setBadgeCount(0)
+        if pushToken != nil {
+            pushToken = nil
+            broadcast.yield(.tokenChanged(nil))
         }
     }
 }

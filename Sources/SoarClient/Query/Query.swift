@@ -79,12 +79,12 @@ public struct Query: Sendable {
         return query
     }
 
-    public func eq(_ column: String, _ value: some Sendable) -> Query { filter(column, "eq", Self.text(value)) }
-    public func neq(_ column: String, _ value: some Sendable) -> Query { filter(column, "neq", Self.text(value)) }
-    public func gt(_ column: String, _ value: some Sendable) -> Query { filter(column, "gt", Self.text(value)) }
-    public func gte(_ column: String, _ value: some Sendable) -> Query { filter(column, "gte", Self.text(value)) }
-    public func lt(_ column: String, _ value: some Sendable) -> Query { filter(column, "lt", Self.text(value)) }
-    public func lte(_ column: String, _ value: some Sendable) -> Query { filter(column, "lte", Self.text(value)) }
+    public func eq(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "eq", Self.text(value)) }
+    public func neq(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "neq", Self.text(value)) }
+    public func gt(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "gt", Self.text(value)) }
+    public func gte(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "gte", Self.text(value)) }
+    public func lt(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "lt", Self.text(value)) }
+    public func lte(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "lte", Self.text(value)) }
     public func like(_ column: String, _ pattern: String) -> Query { filter(column, "like", pattern) }
     public func ilike(_ column: String, _ pattern: String) -> Query { filter(column, "ilike", pattern) }
 
@@ -92,8 +92,10 @@ public struct Query: Sendable {
     public func `is`(_ column: String, _ value: Bool?) -> Query { filter(column, "is", value.map { "\($0)" } ?? "null") }
 
     /// Matches any of the values (`in.("a","b")`).
-    public func `in`(_ column: String, _ values: [some Sendable]) -> Query {
-        let list = values.map { "\"" + Self.text($0).replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+    public func `in`(_ column: String, _ values: [some Sendable & CustomStringConvertible]) -> Query {
+        let list = values.map { value in
+            "\"" + Self.text(value).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
         return filter(column, "in", "(" + list.joined(separator: ",") + ")")
     }
 
@@ -159,7 +161,7 @@ public struct Query: Sendable {
         case .success(let encoded): data = encoded
         case nil: data = nil
         }
-        return Backend.Request(method: method, path: "rest/v1/\(table)", query: parameters, headers: headers, body: data)
+        return Backend.Request(method: method, path: "rest/v1/" + Backend.segment(table), query: parameters, headers: headers, body: data)
     }
 
     /// True for an insert, upsert, update or delete.
@@ -176,11 +178,11 @@ public struct Query: Sendable {
     }
 
     /// Values as PostgREST compares them: UUIDs in lowercase (as Postgres prints them), dates in ISO 8601.
-    static func text(_ value: some Sendable) -> String {
+    static func text(_ value: some Sendable & CustomStringConvertible) -> String {
         switch value {
         case let uuid as UUID: uuid.uuidString.lowercased()
         case let date as Date: Timestamp.format(date)
-        default: "\(value)"
+        default: value.description
         }
     }
 }

@@ -4,7 +4,7 @@ public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
 
     init(_ description: String) { self.description = description }
 
-    static func notJSON(_ detail: String) -> PayloadError { .init("the payload is not valid JSON: \(detail)") }
+    public static func notJSON(_ detail: String) -> PayloadError { .init("the payload is not valid JSON: \(detail)") }
     static let notObject = PayloadError("the payload must be a JSON object")
     static let missingAPS = PayloadError("the payload has no \"aps\" dictionary")
     static func wrongType(_ key: String, expected: String, got: JSONValue) -> PayloadError {

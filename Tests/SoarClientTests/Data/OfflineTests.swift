@@ -82,5 +82,62 @@ import Testing
         #expect(await down.check() == false && !down.isOnline)
         #expect(await changes.next() == false)
     }
-}
 
+    @Test func concurrentWritesKeepTheirOrder() async throws {
+        let directory = TemporaryDirectory("soar-offline")
+        let (fixture, user, _, queue) = try await offlineReady(directory)
+        let todo = Todo(userId: user, title: "t")
+        // Insert, then ten updates, submitted at once: each update needs the insert before it.
+        try await queue.submit(fixture.client.from("todos").insert(todo))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 1...10 {
+                group.addTask { try await queue.submit(fixture.client.from("todos").update(["sort_order": index]).eq("id", todo.id)) }
+            }
+            try await group.waitForAll()
+        }
+        let row: Todo = try await fixture.client.from("todos").select().eq("id", todo.id).single().value()
+        let pending = await queue.pending, rejected = await queue.rejected
+        #expect((1...10).contains(row.sortOrder) && pending.isEmpty && rejected.isEmpty)
+    }
+
+    @Test func anUpdateOfARowDeletedElsewhereIsNotFoundNotSilence() async throws {
+        let directory = TemporaryDirectory("soar-offline")
+        let (fixture, user, repository, queue) = try await offlineReady(directory)
+        let tea = try #require(await repository.add(text: "tea", userId: user).value)
+        fixture.transport.offline = true
+        #expect(await repository.toggle(tea).value != nil, "queued")
+        fixture.transport.offline = false
+        // Another device deletes it before this one reconnects.
+        try await fixture.another().from("todos").delete().eq("id", tea.id).execute()
+        _ = try await fixture.client.from("todos").delete().eq("id", tea.id).execute()
+        await queue.replay()
+        #expect(await queue.rejected.first?.error.code == .notFound)
+        #expect(await repository.toggle(tea).error?.code == .notFound, "online, the caller gets it")
+    }
+
+    @Test func writesWaitForTheUserWhoMadeThem() async throws {
+        let directory = TemporaryDirectory("soar-offline")
+        let (fixture, user, repository, queue) = try await offlineReady(directory)
+        let email = ClientFixture.email()
+        try await fixture.another().auth.signUp(email: email, password: "correct-horse")
+        _ = await repository.list(userId: user)
+        fixture.transport.offline = true
+        #expect(await repository.add(text: "mine", userId: user).value != nil)
+        fixture.transport.offline = false
+        await fixture.client.auth.signOut()
+        try await fixture.client.auth.signIn(email: email, password: "correct-horse")
+        let sent = await queue.replay()
+        let pending = await queue.pending
+        #expect(sent == 0 && pending.count == 1, "held, not sent as someone else")
+    }
+
+    @Test func offlineAddsTakeTheirPlaceAfterTheQueuedOnes() async throws {
+        let directory = TemporaryDirectory("soar-offline")
+        let (fixture, user, repository, _) = try await offlineReady(directory)
+        _ = await repository.list(userId: user)
+        fixture.transport.offline = true
+        for title in ["a", "b", "c"] { #expect(await repository.add(text: title, userId: user).value != nil) }
+        let stale = try #require(await repository.list(userId: user).value)
+        #expect(stale.isStale && stale.value.map(\.sortOrder) == [0, 1, 2] && stale.value.map(\.title) == ["a", "b", "c"])
+    }
+}

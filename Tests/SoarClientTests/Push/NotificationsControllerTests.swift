@@ -71,7 +71,7 @@ import Testing
         #expect(await controller.didReceive(Self.notification("a", ["deeplink": "soar:///notifications"])) == .notifications)
         #expect(await controller.didReceive(Self.notification("b", ["url": "soar:///todos"])) == .todos)
         #expect(await controller.didReceive(Self.notification("c", ["deeplink": "soar:///nowhere"])) == nil)
-        #expect(controller.router.consumePendingRoute() == .todos, "an unknown link leaves the last route pending")
+        #expect(controller.router.consumePendingRoute() == nil, "a tap on an unknown link does not open an older route later")
     }
 
     @Test func theServersInboxIsMergedAndReadsAreReported() async {
@@ -98,6 +98,20 @@ import Testing
         let before = registration.registrations
         try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
         #expect(await waitUntil { controller.pushToken != nil } && registration.registrations > before)
+    }
+}
+
+extension NotificationsControllerTests {
+    @Test func aUserSwitchNeverShowsThePreviousUsersInbox() async throws {
+        let fixture = try ClientFixture()
+        let (controller, center, _) = controller(status: .authorized)
+        let following = await controller.follow(fixture.client.auth)
+        defer { following.cancel() }
+        try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
+        #expect(await waitUntil { controller.pushToken != nil })
+        _ = await controller.willPresent(Self.notification("for ada"))
+        try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
+        #expect(await waitUntil { controller.inbox.entries.isEmpty && center.badge == 0 })
     }
 }
 

@@ -52,7 +52,8 @@ import Testing
         await fixture.client.auth.signOut()
         #expect(await fixture.client.auth.session == nil, "signing out works offline")
         #expect(await registrar.hasPendingWipe)
-        #expect(fixture.store.keys.contains("soar.pending-wipe"), "kept in the secure store for a relaunch")
+        let kept = try #require(try fixture.store.data(for: "soar.push-registrar"))
+        #expect(String(decoding: kept, as: UTF8.self).contains("refreshToken"), "kept in the secure store for a relaunch")
         #expect(try await rows(fixture) == ["\(adaID):\(token):sandbox"])
 
         fixture.transport.offline = false
@@ -84,5 +85,40 @@ import Testing
         #expect(try await rows(fixture) == ["\(id):\(token):sandbox"])
         await fixture.client.auth.signOut()
         #expect(try await rows(fixture).isEmpty)
+    }
+
+    @Test func theRetriedWipeComesBeforeTheNextRegistration() async throws {
+        let fixture = try ClientFixture()
+        let registry = FakeDeviceTokenRegistry()
+        let (registrar, following) = await registrar(fixture, registry: registry)
+        defer { following.cancel() }
+        let ada = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
+        await registrar.tokenChanged(token)
+        registry.fail(with: AppError.network())
+        await fixture.client.auth.signOut()
+        #expect(await registrar.hasPendingWipe)
+        registry.fail(with: nil)
+        let bob = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
+        #expect(await waitUntil { registry.rows == [FakeDeviceTokenRegistry.key(bob, token)] })
+        let calls = registry.calls
+        let retried = try #require(calls.lastIndex { if case .unregister(ada, _, _) = $0 { true } else { false } })
+        let registered = try #require(calls.firstIndex { if case .register(bob, _, _) = $0 { true } else { false } })
+        #expect(retried < registered, "\(calls)")
+        #expect(await !registrar.hasPendingWipe)
+    }
+
+    @Test func aSignOutNeverLeavesTheUsersRowBehind() async throws {
+        let fixture = try ClientFixture()
+        let (registrar, following) = await registrar(fixture)
+        defer { following.cancel() }
+        for _ in 0..<5 {
+            try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
+            // A token and a sign-out arriving together: the wipe must win.
+            async let registering: Void = registrar.tokenChanged(token)
+            async let signingOut: Void = fixture.client.auth.signOut()
+            _ = await (registering, signingOut)
+            await registrar.retry()
+            #expect(try await rows(fixture).isEmpty)
+        }
     }
 }

@@ -88,4 +88,21 @@ import Testing
         }
         #expect(error?.status == 503, "no APNs on this server: the seed's safe no-op")
     }
+
+    @Test func valuesWithPostgRESTsSpecialCharactersMatchExactly() async throws {
+        let fixture = try ClientFixture()
+        let user = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
+        let titles = [#"a,b"#, #"(x)"#, #"say "hi""#, "1+1=2 & more", "100%", #"back\slash"#, "dots.in.it"]
+        try await fixture.client.from("todos").insert(titles.enumerated().map { Todo(userId: user, title: $1, sortOrder: $0) }).execute()
+        for title in titles {
+            let found: [Todo] = try await fixture.client.from("todos").select().eq("title", title).value()
+            #expect(found.map(\.title) == [title])
+        }
+        let some: [Todo] = try await fixture.client.from("todos").select().in("title", titles).order("sort_order").value()
+        #expect(some.map(\.title) == titles)
+        await #expect(throws: AppError.self) { try await fixture.client.from("../auth/v1/admin/users").select().execute() }
+        await #expect { try await fixture.client.functions.invoke("../../rest/v1/todos", body: [String: String]()) } throws: { error in
+            (error as? AppError)?.status == 404
+        }
+    }
 }

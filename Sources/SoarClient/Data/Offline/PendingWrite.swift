@@ -11,6 +11,8 @@ public struct PendingWrite: Codable, Hashable, Sendable, Identifiable {
     public var headers: [String: String]
     public var body: Data?
     public var queuedAt: Date
+    /// Who made it: it is sent only while that user is signed in.
+    public var userId: UUID?
 
     /// What the write does, for logs and for the error a user reads: `POST todos`.
     public var summary: String { "\(method) \(table)" }
@@ -31,18 +33,27 @@ extension Query {
             return PendingWrite(
                 id: UUID(), table: table, method: request.method,
                 parameters: request.query.map { [$0.name, $0.value ?? ""] }, headers: request.headers, body: request.body,
-                queuedAt: Date())
+                queuedAt: Date(), userId: nil)
         }
     }
 }
 
 extension SupabaseClient {
     /// Sends a kept write as the signed-in user.
+    ///
+    /// An update or delete asks for the rows it changed, so one that matched nothing (the row was
+    /// deleted or is not the user's) fails as not found instead of passing silently.
     func send(_ write: PendingWrite) async throws(AppError) {
+        var headers = write.headers
+        let checked = write.method == "PATCH" || write.method == "DELETE"
+        if checked { headers["Prefer"] = "return=representation" }
         let request = Backend.Request(
-            method: write.method, path: "rest/v1/\(write.table)",
+            method: write.method, path: "rest/v1/" + Backend.segment(write.table),
             query: write.parameters.map { URLQueryItem(name: $0[0], value: $0.count > 1 ? $0[1] : nil) },
-            headers: write.headers, body: write.body)
-        _ = try await backend.send(request, as: auth)
+            headers: headers, body: write.body)
+        let answer = try await backend.send(request, as: auth)
+        if checked, (try? JSONValue.read(answer).arrayValue?.isEmpty) == true {
+            throw AppError(.notFound, "That item was changed or deleted elsewhere, so this change was not saved.")
+        }
     }
 }

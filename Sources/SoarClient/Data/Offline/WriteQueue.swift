@@ -3,25 +3,41 @@ import SoarCore
 
 /// Writes made while offline, kept on disk and replayed in order when the server is back.
 ///
-/// A write is sent at once when nothing waits before it; otherwise, or when the server cannot be
-/// reached, it joins the queue, so writes always reach the server in the order they were made. A
-/// write the server refuses on replay (a conflict, a broken rule) is taken out and reported
-/// through ``rejections()`` and ``rejected``, never dropped silently; an unreachable server, a 5xx,
-/// 408, 429 or an expired session stop the replay and keep the rest for the next one.
+/// Every write joins the queue and the queue is sent one write at a time, oldest first, so writes
+/// reach the server in the order they were made even when several are submitted at once. A write
+/// with nothing before it is sent at once, and a refusal is thrown to its caller. A write that
+/// waited and is refused on replay (a conflict, a broken rule, a row deleted elsewhere) is taken
+/// out and reported through ``rejections()`` and ``rejected``, never dropped silently. An
+/// unreachable server, a 5xx, 408, 429 or 401 stops the replay and keeps the rest for the next
+/// one; so does a write made by a user other than the one signed in, until that user is back.
 public actor WriteQueue {
     private let file: URL
     private let client: SupabaseClient
     private var queue: [PendingWrite]
     private let events = Broadcast<RejectedWrite>()
-    private var replaying = false
+    private var tail: Task<Void, Never>?
+    /// Writes sent at once, whose refusal goes to their caller rather than to ``rejected``.
+    private var direct: Set<UUID> = []
+    private var directRefusals: [UUID: AppError] = [:]
     /// Writes refused on replay, until ``acknowledgeRejections()``.
     public private(set) var rejected: [RejectedWrite] = []
+    /// Where an unreadable queue file was moved, kept for inspection instead of overwritten.
+    public private(set) var damagedFile: URL?
 
     /// - Parameter file: where the queue is kept (created when needed).
     public init(file: URL, client: SupabaseClient) {
         self.file = file
         self.client = client
-        queue = (try? Data(contentsOf: file)).flatMap { try? JSONCoding.decode([PendingWrite].self, from: $0) } ?? []
+        queue = []
+        if let data = try? Data(contentsOf: file) {
+            if let saved = try? JSONCoding.decode([PendingWrite].self, from: data) {
+                queue = saved
+            } else {
+                let aside = file.appendingPathExtension("damaged-\(Int(Date().timeIntervalSince1970))")
+                try? FileManager.default.moveItem(at: file, to: aside)
+                damagedFile = aside
+            }
+        }
     }
 
     /// The writes still waiting, oldest first.
@@ -35,21 +51,18 @@ public actor WriteQueue {
     /// Sends a write, or keeps it for later when the server cannot be reached or earlier writes wait.
     ///
     /// - Returns: true when the server took it, false when it was queued.
-    /// - Throws: ``AppError`` when the server refused it (nothing is queued then).
+    /// - Throws: ``AppError`` when the server refused a write that was sent at once (nothing is
+    ///   queued then).
     @discardableResult
     public func submit(_ query: Query) async throws(AppError) -> Bool {
-        let write = try query.pendingWrite
-        if queue.isEmpty {
-            do {
-                try await client.send(write)
-                return true
-            } catch where Self.isRetryable(error) {
-                // Fall through to queue it.
-            }
-        }
+        var write = try query.pendingWrite
+        write.userId = await client.auth.userID
+        if queue.isEmpty { direct.insert(write.id) }
         queue.append(write)
         save()
         await replay()
+        direct.remove(write.id)
+        if let refusal = directRefusals.removeValue(forKey: write.id) { throw refusal }
         return !queue.contains { $0.id == write.id }
     }
 
@@ -58,25 +71,10 @@ public actor WriteQueue {
     /// - Returns: how many the server took.
     @discardableResult
     public func replay() async -> Int {
-        guard !replaying else { return 0 }
-        replaying = true
-        defer { replaying = false }
-        var sent = 0
-        while let write = queue.first {
-            do {
-                try await client.send(write)
-                sent += 1
-            } catch where Self.isRetryable(error) {
-                return sent
-            } catch {
-                let rejection = RejectedWrite(write: write, error: error)
-                rejected.append(rejection)
-                events.yield(rejection)
-            }
-            queue.removeFirst()
-            save()
-        }
-        return sent
+        let previous = tail
+        let task = Task { await previous?.value; return await self.drain() }
+        tail = Task { _ = await task.value }
+        return await task.value
     }
 
     /// Replays whenever the monitor reports the network back, until the task is cancelled.
@@ -86,6 +84,30 @@ public actor WriteQueue {
                 await self.replay()
             }
         }
+    }
+
+    private func drain() async -> Int {
+        var sent = 0
+        while let write = queue.first {
+            if let owner = write.userId, await client.auth.userID != owner { return sent }
+            do {
+                try await client.send(write)
+                sent += 1
+            } catch where Self.isRetryable(error) {
+                return sent
+            } catch {
+                if direct.contains(write.id) {
+                    directRefusals[write.id] = error
+                } else {
+                    let rejection = RejectedWrite(write: write, error: error)
+                    rejected.append(rejection)
+                    events.yield(rejection)
+                }
+            }
+            queue.removeFirst()
+            save()
+        }
+        return sent
     }
 
     private static func isRetryable(_ error: AppError) -> Bool {

@@ -8,7 +8,6 @@ public protocol PreferencesStore: Sendable {
 }
 
 #if canImport(Darwin)
-    extension UserDefaults: @retroactive @unchecked Sendable {}
     extension UserDefaults: PreferencesStore {
         public func set(_ value: String?, for key: String) { set(value as Any?, forKey: key) }
         public func string(for key: String) -> String? { string(forKey: key) }

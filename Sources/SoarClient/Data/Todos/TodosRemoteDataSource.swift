@@ -13,7 +13,8 @@ public protocol TodosRemoteDataSourceProtocol: Sendable {
 /// `todos` through the data API; with a cache and a write queue, it keeps working offline.
 ///
 /// Reads save their answer to the cache and fall back to it (marked stale) when the server cannot
-/// be reached. Writes go through the queue, so offline ones land later, in order.
+/// be reached. Writes go through the queue, so offline ones land later, in order, and are applied
+/// to the cached copy too: an offline list shows them, and the next todo's `sort_order` counts them.
 public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
     private let client: SupabaseClient
     private let cache: OfflineCache?
@@ -26,7 +27,7 @@ public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
     }
 
     public func fetchTodos(userId: UUID) async throws(AppError) -> Fetched<[Todo]> {
-        let key = "todos-\(userId.uuidString.lowercased())"
+        let key = Self.cacheKey(userId)
         let query = client.from("todos").select().eq("user_id", userId).order("sort_order").order("created_at")
         do throws(AppError) {
             let data = try await query.execute()
@@ -44,22 +45,35 @@ public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
     }
 
     public func insert(_ todo: Todo) async throws(AppError) {
-        try await write(client.from("todos").insert(todo))
+        try await write(client.from("todos").insert(todo)) { $0.append(todo) }
     }
 
     public func setCompleted(id: UUID, _ completed: Bool) async throws(AppError) {
-        try await write(client.from("todos").update(["completed": completed]).eq("id", id))
+        try await write(client.from("todos").update(["completed": completed]).eq("id", id)) { todos in
+            for index in todos.indices where todos[index].id == id { todos[index].completed = completed }
+        }
     }
 
     public func delete(id: UUID) async throws(AppError) {
-        try await write(client.from("todos").delete().eq("id", id))
+        try await write(client.from("todos").delete().eq("id", id)) { $0.removeAll { $0.id == id } }
     }
 
     public func setSortOrder(id: UUID, _ sortOrder: Int) async throws(AppError) {
-        try await write(client.from("todos").update(["sort_order": sortOrder]).eq("id", id))
+        try await write(client.from("todos").update(["sort_order": sortOrder]).eq("id", id)) { todos in
+            for index in todos.indices where todos[index].id == id { todos[index].sortOrder = sortOrder }
+        }
     }
 
-    private func write(_ query: Query) async throws(AppError) {
+    /// Sends (or queues) a write, then applies it to the cached list.
+    private func write(_ query: Query, cached change: (inout [Todo]) -> Void) async throws(AppError) {
         if let writes { try await writes.submit(query) } else { try await query.execute() }
+        guard let cache, let user = await client.auth.userID else { return }
+        let key = Self.cacheKey(user)
+        guard let saved = cache.load(key), var todos = try? JSONCoding.decode([Todo].self, from: saved.data) else { return }
+        change(&todos)
+        todos.sort { ($0.sortOrder, $0.createdAt ?? .distantFuture) < ($1.sortOrder, $1.createdAt ?? .distantFuture) }
+        if let data = try? JSONCoding.encode(todos) { cache.save(data, for: key) }
     }
+
+    private static func cacheKey(_ user: UUID) -> String { "todos-\(user.uuidString.lowercased())" }
 }

@@ -13,6 +13,11 @@ public final class DeepLinkRouter {
         pendingRoute = route
     }
 
+    /// Drops the pending route (a tap that opens no particular screen, a sign-out).
+    public func clear() {
+        pendingRoute = nil
+    }
+
     /// Takes the pending route; a second call returns nil until another arrives.
     public func consumePendingRoute() -> PushRoute? {
         defer { pendingRoute = nil }

@@ -16,9 +16,13 @@ public struct IncomingNotification: Sendable, Hashable {
 
     /// From a delivered notification's `userInfo`, which is the payload's JSON object.
     ///
-    /// - Throws: ``PayloadError`` when it is not a payload.
+    /// - Throws: ``PayloadError`` when it is not a payload (a local notification's `userInfo` may
+    ///   hold values JSON cannot carry, such as dates).
     public init(identifier: String, userInfo: [AnyHashable: Any], date: Date = Date()) throws {
-        let data = try JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: userInfo.map { ("\($0.key)", $0.value) }))
+        let object = Dictionary(userInfo.map { ("\($0.key)", $0.value) }, uniquingKeysWith: { first, _ in first })
+        // JSONSerialization raises an exception `try` cannot catch for such values: check first.
+        guard JSONSerialization.isValidJSONObject(object) else { throw PayloadError.notJSON("userInfo holds values JSON cannot carry") }
+        let data = try JSONSerialization.data(withJSONObject: object)
         self.init(identifier: identifier, payload: try Payload(json: data), date: date)
     }
 

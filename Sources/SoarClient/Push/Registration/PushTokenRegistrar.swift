@@ -5,13 +5,16 @@ import SoarCore
 ///
 /// - A token that arrives while someone is signed in is upserted as `(user_id, token)`.
 /// - A sign-in (or a switch to another user) with a token at hand upserts it as the new user.
-/// - A session that ends (sign-out, or another user signing in) deletes its row first, with its
-///   own token, so the device never gets the old user's pushes.
+/// - A session that ends (sign-out, a switch, a refused refresh) has its row deleted with its own
+///   token, so the device never gets the old user's pushes.
 /// - Nothing is thrown into the UI: a missing table or an unreachable server is logged, and the
 ///   work is retried by ``retry()`` (on reconnect) and before the next registration. A wipe that
 ///   failed keeps the ended session's refresh token in the ``SecureStore`` to finish later.
+///
+/// Its work runs one piece at a time, in the order it was asked for, so a registration and a
+/// wipe never interleave.
 public actor PushTokenRegistrar {
-    static let pendingWipeKey = "soar.pending-wipe"
+    static let stateKey = "soar.push-registrar"
 
     private let registry: any DeviceTokenRegistry
     private let auth: AuthClient
@@ -20,11 +23,15 @@ public actor PushTokenRegistrar {
     private let bundleId: String?
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
-    /// The device's APNs token, lowercase hex.
-    public private(set) var token: String?
-    /// The row known to be on the server.
-    public private(set) var registered: DeviceRegistration?
-    private var pendingWipe: PendingWipe?
+    private var state: State
+    private var tail: Task<Void, Never>?
+
+    /// What survives a relaunch: the token, the row on the server, and the rows left to delete.
+    struct State: Codable, Equatable {
+        var token: String?
+        var registered: DeviceRegistration?
+        var pendingWipes: [PendingWipe] = []
+    }
 
     /// A row whose deletion failed, with what is needed to delete it later.
     struct PendingWipe: Codable, Equatable {
@@ -48,96 +55,117 @@ public actor PushTokenRegistrar {
         self.bundleId = bundleId
         self.log = log
         self.now = now
-        pendingWipe = (try? store.data(for: Self.pendingWipeKey)).flatMap { try? JSONCoding.decode(PendingWipe.self, from: $0) }
+        state = (try? store.data(for: Self.stateKey)).flatMap { try? JSONCoding.decode(State.self, from: $0) } ?? State()
     }
 
+    /// The device's APNs token, lowercase hex.
+    public var token: String? { state.token }
+    /// The row known to be on the server.
+    public var registered: DeviceRegistration? { state.registered }
     /// True while a deletion waits to be retried.
-    public var hasPendingWipe: Bool { pendingWipe != nil }
+    public var hasPendingWipe: Bool { !state.pendingWipes.isEmpty }
 
-    /// Follows the session: wipes before a session ends, registers after one begins.
+    /// Follows the session: wipes as a session ends, registers after one begins.
     ///
     /// - Returns: the task that follows sign-ins; cancel it to stop.
     public func start() async -> Task<Void, Never> {
         await auth.onSessionEnd { [weak self] ending in await self?.wipe(ending) ?? true }
         let changes = await auth.stateChanges()
         return Task { [weak self] in
-            for await event in changes {
-                guard let self else { return }
-                if event.kind != .signedOut { await self.register() }
+            for await event in changes where event.kind != .signedOut {
+                await self?.retry()
             }
         }
     }
 
     /// Takes a new device token (lowercase hex) and registers it for the signed-in user.
     public func tokenChanged(_ hex: String) async {
-        guard hex != token else {
-            if registered == nil { await register() }
-            return
-        }
-        token = hex
-        await register()
+        await serially { await $0.takeToken(hex) }
     }
 
-    /// Finishes a failed wipe, then a missing registration; call it when the network returns.
+    /// Finishes failed wipes, then a missing registration; call it when the network returns.
     public func retry() async {
-        await register()
-    }
-
-    /// Upserts the token as the signed-in user, once any failed wipe has been retried.
-    private func register() async {
-        await finishPendingWipe()
-        guard let token, let session = await auth.session else { return }
-        if registered?.userId == session.user.id, registered?.token == token { return }
-        let registration = DeviceRegistration(
-            userId: session.user.id, token: token, environment: environment, bundleId: bundleId, updatedAt: now())
-        do {
-            let valid = try await auth.validSession()
-            guard valid.user.id == registration.userId else { return }
-            try await registry.register(registration, accessToken: valid.accessToken)
-            registered = registration
-        } catch {
-            log("push token registration failed, will retry: \(error.message)")
-        }
+        await serially { await $0.register() }
     }
 
     /// Deletes the ending session's row; on failure keeps what is needed to retry.
     ///
     /// - Returns: true when nothing is left to do.
     func wipe(_ ending: Session) async -> Bool {
-        guard let token else { return true }
-        registered = nil
+        await serially { await $0.delete(ending) }
+    }
+
+    // MARK: the work, one piece at a time
+
+    /// Runs `work` after everything asked for before it.
+    private func serially<T: Sendable>(_ work: @escaping @Sendable (isolated PushTokenRegistrar) async -> T) async -> T {
+        let previous = tail
+        let task = Task { await previous?.value; return await work(self) }
+        tail = Task { _ = await task.value }
+        return await task.value
+    }
+
+    private func takeToken(_ hex: String) async {
+        if hex != state.token {
+            state.token = hex
+            save()
+        }
+        await register()
+    }
+
+    /// Upserts the token as the signed-in user, once failed wipes have been retried.
+    private func register() async {
+        await finishPendingWipes()
+        guard let token = state.token, let session = await auth.session else { return }
+        if state.registered?.userId == session.user.id, state.registered?.token == token { return }
+        do {
+            let valid = try await auth.validSession()
+            guard valid.user.id == session.user.id else { return }
+            let registration = DeviceRegistration(
+                userId: valid.user.id, token: token, environment: environment, bundleId: bundleId, updatedAt: now())
+            try await registry.register(registration, accessToken: valid.accessToken)
+            state.registered = registration
+            save()
+        } catch {
+            log("push token registration failed, will retry: \(error.message)")
+        }
+    }
+
+    private func delete(_ ending: Session) async -> Bool {
+        if state.registered?.userId == ending.user.id { state.registered = nil }
+        save()
+        guard let token = state.token else { return true }
         do {
             try await registry.unregister(token: token, userId: ending.user.id, accessToken: ending.accessToken)
             return true
         } catch {
             log("push token wipe failed, will retry: \(error.message)")
-            keepPendingWipe(PendingWipe(userId: ending.user.id, token: token, refreshToken: ending.refreshToken))
+            state.pendingWipes.append(PendingWipe(userId: ending.user.id, token: token, refreshToken: ending.refreshToken))
+            save()
             return false
         }
     }
 
-    private func finishPendingWipe() async {
-        guard let wipe = pendingWipe else { return }
-        do {
-            let session = try await auth.exchange(refreshToken: wipe.refreshToken)
-            try await registry.unregister(token: wipe.token, userId: wipe.userId, accessToken: session.accessToken)
-            await auth.revoke(session)
-            keepPendingWipe(nil)
-        } catch where error.isOffline || (error.status ?? 0) >= 500 {
-            log("push token wipe failed again, will retry: \(error.message)")
-        } catch {
-            // The old session is gone for good (revoked or expired): nothing can delete its row now.
-            log("push token wipe abandoned: \(error.message)")
-            keepPendingWipe(nil)
+    private func finishPendingWipes() async {
+        for wipe in state.pendingWipes {
+            do {
+                let session = try await auth.exchange(refreshToken: wipe.refreshToken)
+                try await registry.unregister(token: wipe.token, userId: wipe.userId, accessToken: session.accessToken)
+                await auth.revoke(session)
+            } catch where error.isOffline || (error.status ?? 0) >= 500 || error.status == 429 || error.status == 408 {
+                log("push token wipe failed again, will retry: \(error.message)")
+                continue
+            } catch {
+                // The old session is gone for good (revoked or expired): nothing can delete its
+                // row now; the server drops it when another user registers this token.
+                log("push token wipe abandoned: \(error.message)")
+            }
+            state.pendingWipes.removeAll { $0 == wipe }
+            save()
         }
     }
 
-    private func keepPendingWipe(_ wipe: PendingWipe?) {
-        pendingWipe = wipe
-        if let wipe, let data = try? JSONCoding.encode(wipe) {
-            try? store.set(data, for: Self.pendingWipeKey)
-        } else {
-            try? store.remove(Self.pendingWipeKey)
-        }
+    private func save() {
+        if let data = try? JSONCoding.encode(state) { try? store.set(data, for: Self.stateKey) }
     }
 }
