@@ -34,9 +34,9 @@ let package = Package(
         // The provider and the emulator hold APNs logic only: HTTP/2, sockets and the event loop are SoarHTTP2's.
         .target(name: "SoarAPNs", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP2"]),
         .target(name: "SoarEmulator", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarHTTP2"]),
-        // The schema's SQL files, compiled into the binary (db/sqlite/*.sql).
-        .target(name: "SoarMigrations", path: "db", resources: [.embedInCode("sqlite")]),
-        .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "SoarMigrations"]),
+        // The schema's SQL files, compiled into the binary (db/sqlite/*.sql, db/postgres/*.sql).
+        .target(name: "SoarMigrations", path: "db", resources: [.embedInCode("sqlite"), .embedInCode("postgres")]),
+        .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CPostgres", "SoarMigrations"]),
         .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore"]),
         .target(name: "SoarPush", dependencies: ["SoarCore", "SoarAPNs", "SoarStore"]),
         .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarStore", "SoarAuth", "SoarPush"]),

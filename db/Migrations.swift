@@ -16,6 +16,14 @@ public enum Migrations {
         File(name: "0005_notifications.sql", bytes: PackageResources._005_notifications_sql),
         File(name: "0006_device_tokens_one_owner.sql", bytes: PackageResources._006_device_tokens_one_owner_sql),
     ]
+
+    /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
+    /// with row-level security policies.
+    public static let postgres: [File] = [
+        File(name: "0001_supabase_base.sql", bytes: PackageResources._001_supabase_base_sql),
+        File(name: "0002_app_policies.sql", bytes: PackageResources._002_app_policies_sql),
+        File(name: "0003_push_queue.sql", bytes: PackageResources._003_push_queue_sql),
+    ]
 }
 
 extension Migrations.File {

@@ -25,7 +25,7 @@ extension SQLiteStore {
         let time = Timestamp.postgres(now())
         var statements: [(String, [SQLValue])] = []
         for values in rows {
-            let full = try complete(values, table: table, access: access, time: time)
+            let full = try table.completed(values, access: access, time: time)
             try table.checkValues(full)
             // The policy's WITH CHECK side: a client inserts only rows it owns (anon owns none).
             if access.role != .serviceRole {
@@ -107,24 +107,5 @@ extension SQLiteStore {
     /// The grants: clients write only what the table's policies let them.
     private func checkWritable(_ table: Table, _ access: Access, _ operation: Table.Operation, columns: some Sequence<String> = []) throws(StoreError) {
         if access.role != .serviceRole && !table.clientAccess.allows(operation, columns: columns) { throw .permissionDenied(table.name) }
-    }
-
-    /// Fills defaults and checks NOT NULL, as Postgres does on insert.
-    private func complete(_ values: RowValues, table: Table, access: Access, time: String) throws(StoreError) -> RowValues {
-        var full = values
-        for column in table.columns where full[column.name] == nil {
-            switch column.defaultValue {
-            case .none: break
-            case .randomUUID: full[column.name] = .text(RandomUUID.lowercase())
-            case .now: full[column.name] = .text(time)
-            case .callerID: if let id = access.userID { full[column.name] = .text(id) }
-            case .value(let value): full[column.name] = value
-            }
-            if full[column.name] == nil && !column.nullable { throw .notNull(column.name, table: table.name) }
-        }
-        for column in table.columns where full[column.name] == .null && !column.nullable {
-            throw .notNull(column.name, table: table.name)
-        }
-        return full
     }
 }

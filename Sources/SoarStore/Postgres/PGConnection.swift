@@ -1,0 +1,120 @@
+import CPostgres
+import Foundation
+
+/// One libpq connection: the only type that touches libpq's API.
+///
+/// Statements are prepared once per connection and reused; values travel as text parameters
+/// (`nil` is NULL), results come back as text. A failure becomes a ``StoreError`` with Postgres'
+/// own SQLSTATE, message, detail and hint, or ``StoreError/unavailable(_:)`` when the connection
+/// itself is gone.
+final class PGConnection {
+    private let handle: OpaquePointer
+    private var prepared: [String: String] = [:]
+
+    /// - Throws: ``StoreError/unavailable(_:)`` when the server cannot be reached or refuses.
+    init(_ url: String) throws(StoreError) {
+        guard let handle = PQconnectdb(url) else { throw .unavailable("cannot allocate a Postgres connection") }
+        self.handle = handle
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = Self.text(PQerrorMessage(handle))
+            PQfinish(handle)
+            throw .unavailable("cannot connect to Postgres: \(message)")
+        }
+        // Timestamps as UTC, one shape for every session.
+        _ = try execute("SET TIME ZONE 'UTC'")
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// False once the server closed the connection or it broke.
+    var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Runs SQL text without parameters (it may hold several statements).
+    @discardableResult
+    func execute(_ sql: String) throws(StoreError) -> [[String?]] {
+        try check(PQexec(handle, sql))
+    }
+
+    /// Runs one statement with text parameters, prepared on first use.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [String?] = []) throws(StoreError) -> [[String?]] {
+        let name: String
+        if let known = prepared[sql] {
+            name = known
+        } else {
+            name = "s\(prepared.count)"
+            try check(PQprepare(handle, name, sql, Int32(parameters.count), nil))
+            prepared[sql] = name
+        }
+        var pointers: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.flatMap { strdup($0) } }
+        defer { for pointer in pointers { free(pointer) } }
+        let result = pointers.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { values in
+                PQexecPrepared(handle, name, Int32(parameters.count), parameters.isEmpty ? nil : values, nil, nil, 0)
+            }
+        }
+        return try check(result)
+    }
+
+    /// A string as a quoted SQL literal, for the few statements that cannot take parameters.
+    func literal(_ text: String) -> String {
+        guard let quoted = PQescapeLiteral(handle, text, text.utf8.count) else { return "''" }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
+    }
+
+    /// Waits up to `timeout` for a NOTIFY on a channel this connection LISTENs to.
+    ///
+    /// - Returns: the notifications' payloads (empty after the timeout).
+    func notifications(timeout: TimeInterval) throws(StoreError) -> [String] {
+        var payloads = drainNotifications()
+        if !payloads.isEmpty { return payloads }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, Int32(timeout * 1000)) >= 0 else { return [] }
+        guard PQconsumeInput(handle) == 1 else { throw .unavailable("Postgres connection lost: \(Self.text(PQerrorMessage(handle)))") }
+        payloads = drainNotifications()
+        return payloads
+    }
+
+    private func drainNotifications() -> [String] {
+        var payloads: [String] = []
+        while let notice = PQnotifies(handle) {
+            payloads.append(String(cString: notice.pointee.extra))
+            PQfreemem(notice)
+        }
+        return payloads
+    }
+
+    /// Reads a result, clears it, and turns a failure into a ``StoreError``.
+    private func check(_ result: OpaquePointer?) throws(StoreError) -> [[String?]] {
+        guard let result else { throw .unavailable("Postgres connection lost: \(Self.text(PQerrorMessage(handle)))") }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK:
+            let rows = Int(PQntuples(result)), columns = Int(PQnfields(result))
+            return (0..<rows).map { row in
+                (0..<columns).map { column in
+                    PQgetisnull(result, Int32(row), Int32(column)) == 1 ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+                }
+            }
+        case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return []
+        default:
+            func field(_ code: Character) -> String? {
+                PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
+            }
+            guard isUsable, let state = field("C") else {
+                throw .unavailable("Postgres connection lost: \(Self.text(PQerrorMessage(handle)))")
+            }
+            // Class 08 (connection), 57P (shutdown, admin) and 53 (resources): the database, not the request.
+            if state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") {
+                throw .unavailable("Postgres: \(field("M") ?? state)")
+            }
+            throw StoreError(code: state, message: field("M") ?? "", details: field("D"), hint: field("H"))
+        }
+    }
+
+    private static func text(_ pointer: UnsafePointer<CChar>?) -> String {
+        pointer.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+    }
+}

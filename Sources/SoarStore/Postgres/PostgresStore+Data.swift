@@ -1,0 +1,86 @@
+import Foundation
+import SoarCore
+
+/// The data API on Postgres. The statements carry no ownership condition: each runs as the
+/// caller's role with the caller's claims, and the tables' policies decide what it reaches.
+extension PostgresStore {
+    public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
+        var sql = PostgresSQL(table)
+        let filter = sql.whereClause(query.condition)
+        let filterParameters = sql.parameters
+        var text = "SELECT \(sql.allColumns) FROM \(sql.tableName)\(filter)\(sql.orderClause(query.order))"
+        if let limit = query.limit { text += " LIMIT \(sql.bind(.integer(Int64(limit))))" }
+        if let offset = query.offset { text += " OFFSET \(sql.bind(.integer(Int64(offset))))" }
+        let parameters = sql.parameters
+        return try transaction(as: access) { connection throws(StoreError) in
+            let rows = try connection.query(text, parameters).map(sql.row)
+            guard counting else { return (rows, nil) }
+            let counted = try connection.query("SELECT count(*) FROM \(sql.tableName)\(filter)", filterParameters)
+            return (rows, Int(counted.first?.first.flatMap { $0 } ?? "0") ?? 0)
+        }
+    }
+
+    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow] {
+        let time = Timestamp.postgres(now())
+        var statements: [(String, [String?])] = []
+        for values in rows {
+            let full = try table.completed(values, access: access, time: time)
+            try table.checkValues(full)
+            var sql = PostgresSQL(table)
+            let names = table.columns.map(\.name).filter { full[$0] != nil }
+            var text = "INSERT INTO \(sql.tableName) (\(names.map(PostgresSQL.quote).joined(separator: ", "))) VALUES ("
+            text += names.map { sql.bind(full[$0]!) }.joined(separator: ", ") + ")"
+            switch onConflict {
+            case nil: break
+            case .ignore(let columns):
+                text += " ON CONFLICT (\(columns.map(PostgresSQL.quote).joined(separator: ", "))) DO NOTHING"
+            case .merge(let columns):
+                let touched = table.columns.filter { $0.touchedOnUpdate }.map(\.name)
+                let updated = names.filter { !columns.contains($0) && (values[$0] != nil || touched.contains($0)) }
+                let assignments = (updated.isEmpty ? [columns[0]] : updated).map { "\(PostgresSQL.quote($0)) = excluded.\(PostgresSQL.quote($0))" }
+                text += " ON CONFLICT (\(columns.map(PostgresSQL.quote).joined(separator: ", "))) DO UPDATE SET " + assignments.joined(separator: ", ")
+            }
+            text += " RETURNING \(sql.allColumns)"
+            statements.append((text, sql.parameters))
+        }
+        let ignoring = if case .ignore = onConflict { true } else { false }
+        let sql = PostgresSQL(table)
+        return try transaction(as: access) { connection throws(StoreError) in
+            var written: [StoredRow] = []
+            for (text, parameters) in statements {
+                let returned = try connection.query(text, parameters)
+                if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
+                written += returned.map(sql.row)
+            }
+            return written
+        }
+    }
+
+    public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
+        var values = values
+        let time = Timestamp.postgres(now())
+        for column in table.columns where column.touchedOnUpdate && values[column.name] == nil { values[column.name] = .text(time) }
+        for (name, value) in values where value == .null && table.column(name)?.nullable == false {
+            throw .notNull(name, table: table.name)
+        }
+        try table.checkValues(values)
+        var sql = PostgresSQL(table)
+        let names = table.columns.map(\.name).filter { values[$0] != nil }
+        guard !names.isEmpty else { return [] }
+        var text = "UPDATE \(sql.tableName) SET " + names.map { "\(PostgresSQL.quote($0)) = \(sql.bind(values[$0]!))" }.joined(separator: ", ")
+        text += sql.whereClause(condition) + " RETURNING \(sql.allColumns)"
+        let parameters = sql.parameters
+        return try transaction(as: access) { connection throws(StoreError) in
+            try connection.query(text, parameters).map(sql.row)
+        }
+    }
+
+    public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
+        var sql = PostgresSQL(table)
+        let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition)) RETURNING \(sql.allColumns)"
+        let parameters = sql.parameters
+        return try transaction(as: access) { connection throws(StoreError) in
+            try connection.query(text, parameters).map(sql.row)
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import SoarCore
+
+/// Durable sends on Postgres, run as the server's own role (clients have no grant on these tables).
+extension PostgresStore {
+    public func createSend(id: String, request: String, total: Int) throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try run { connection throws(StoreError) in
+            try connection.query(
+                "INSERT INTO public.push_sends (id, request, total, created_at, finished_at) VALUES ($1, $2, $3, $4, $5)",
+                [id, request, String(total), time, total == 0 ? time : nil])
+        }
+    }
+
+    public func appendToSend(id: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool) throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try run { connection throws(StoreError) in
+            try Self.insert(notifications, sendID: id, inboxSize: inboxSize, time: time, on: connection)
+            // One statement per chunk: the jobs travel as arrays and are unnested by Postgres.
+            for start in stride(from: 0, to: jobs.count, by: 5_000) {
+                let chunk = jobs[start..<min(start + 5_000, jobs.count)]
+                try connection.query(
+                    """
+                    INSERT INTO public.push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, badge)
+                    SELECT $1, u, t, e, b, a::uuid, $2, n::uuid, g::bigint
+                    FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS j(u, t, e, b, a, n, g)
+                    """,
+                    [id, time, Self.array(chunk.map(\.userID)), Self.array(chunk.map(\.token)), Self.array(chunk.map(\.environment)),
+                     Self.array(chunk.map(\.bundleID)), Self.array(chunk.map(\.apnsID)), Self.array(chunk.map(\.notificationID)),
+                     Self.array(chunk.map { $0.badge.map(String.init) })])
+            }
+            if badgeUnread {
+                try connection.query(
+                    "UPDATE public.push_jobs j SET badge = (SELECT count(*) FROM public.notifications n WHERE n.user_id = j.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE send_id = $1 AND user_id IS NOT NULL AND badge IS NULL AND state = 'pending'",
+                    [id])
+            }
+            try connection.query("UPDATE public.push_sends SET stored = stored + $1 WHERE id = $2", [String(jobs.count), id])
+        }
+    }
+
+    public func closePartlyStoredSends() throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try run { connection throws(StoreError) in
+            try connection.query(
+                "UPDATE public.push_sends SET total = stored, finished_at = CASE WHEN delivered + failed >= stored THEN $1::timestamptz ELSE finished_at END WHERE stored < total",
+                [time])
+        }
+    }
+
+    public func addNotifications(_ notifications: [NewNotification], inboxSize: Int) throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try run { connection throws(StoreError) in try Self.insert(notifications, sendID: nil, inboxSize: inboxSize, time: time, on: connection) }
+    }
+
+    /// Inserts inbox rows, then trims the inboxes now over `inboxSize`.
+    private static func insert(_ notifications: [NewNotification], sendID: String?, inboxSize: Int, time: String, on connection: PGConnection) throws(StoreError) {
+        guard !notifications.isEmpty else { return }
+        for start in stride(from: 0, to: notifications.count, by: 5_000) {
+            let chunk = notifications[start..<min(start + 5_000, notifications.count)]
+            try connection.query(
+                """
+                INSERT INTO public.notifications (id, user_id, title, body, payload, send_id, created_at)
+                SELECT i, u, t, b, p::jsonb, $1, $2 FROM unnest($3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[]) AS n(i, u, t, b, p)
+                """,
+                [sendID, time, array(chunk.map(\.id)), array(chunk.map(\.userID)), array(chunk.map(\.title)), array(chunk.map(\.body)),
+                 array(chunk.map(\.payload))])
+        }
+        try connection.query(
+            """
+            DELETE FROM public.notifications WHERE id IN (
+              SELECT id FROM (
+                SELECT id, row_number() OVER (PARTITION BY user_id ORDER BY created_at DESC, id DESC) AS position
+                FROM public.notifications WHERE user_id = ANY($1::uuid[])
+              ) ranked WHERE position > $2)
+            """,
+            [array(Array(Set(notifications.map(\.userID)))), String(inboxSize)])
+    }
+
+    public func pendingJobs(after: Int64, limit: Int) throws(StoreError) -> [PushJob] {
+        try run { connection throws(StoreError) in
+            try connection.query(
+                "SELECT id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge FROM public.push_jobs WHERE state = 'pending' AND id > $1 ORDER BY id LIMIT $2",
+                [String(after), String(limit)]
+            ).map { row in
+                PushJob(
+                    id: Int64(row[0] ?? "") ?? 0, sendID: row[1] ?? "", userID: row[2], token: row[3] ?? "", environment: row[4],
+                    bundleID: row[5], apnsID: row[6] ?? "", notificationID: row[7], badge: row[8].flatMap { Int($0) })
+            }
+        }
+    }
+
+    public func sendRequest(id: String) throws(StoreError) -> String? {
+        guard UUID(uuidString: id) != nil else { return nil }
+        return try run { connection throws(StoreError) in
+            try connection.query("SELECT request FROM public.push_sends WHERE id = $1", [id]).first?.first ?? nil
+        }
+    }
+
+    public func finishJobs(_ results: [PushJobResult]) throws(StoreError) {
+        guard !results.isEmpty else { return }
+        let time = Timestamp.postgres(now())
+        try run { connection throws(StoreError) in
+            // Only jobs still pending change, so an outcome recorded twice is counted once; the
+            // send's counts move in the same transaction.
+            let changed = try connection.query(
+                """
+                UPDATE public.push_jobs j SET state = r.state, reason = r.reason, environment = coalesce(r.environment, j.environment),
+                  removed = r.removed, updated_at = $1
+                FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::boolean[]) AS r(id, state, reason, environment, removed)
+                WHERE j.id = r.id AND j.state = 'pending'
+                RETURNING j.send_id, r.state, r.reason, r.removed
+                """,
+                [time, Self.array(results.map { String($0.jobID) }), Self.array(results.map { $0.delivered ? "delivered" : "failed" }),
+                 Self.array(results.map(\.reason)), Self.array(results.map(\.environment)), Self.array(results.map { $0.removed ? "true" : "false" })])
+            var counts: [String: (delivered: Int, failed: Int, removed: Int, reasons: [String: Int])] = [:]
+            for row in changed {
+                guard let send = row[0] else { continue }
+                var count = counts[send] ?? (0, 0, 0, [:])
+                if row[1] == "delivered" { count.delivered += 1 } else { count.failed += 1 }
+                if row[3] == "t" { count.removed += 1 }
+                if row[1] != "delivered" { count.reasons[row[2] ?? "Unknown", default: 0] += 1 }
+                counts[send] = count
+            }
+            for (send, count) in counts {
+                try connection.query(
+                    "UPDATE public.push_sends SET delivered = delivered + $1, failed = failed + $2, removed = removed + $3, finished_at = CASE WHEN delivered + $1 + failed + $2 >= total THEN $4::timestamptz ELSE finished_at END WHERE id = $5",
+                    [String(count.delivered), String(count.failed), String(count.removed), time, send])
+                for (name, number) in count.reasons {
+                    try connection.query(
+                        "INSERT INTO public.push_send_reasons (send_id, reason, count) VALUES ($1, $2, $3) ON CONFLICT (send_id, reason) DO UPDATE SET count = push_send_reasons.count + excluded.count",
+                        [send, name, String(number)])
+                }
+            }
+        }
+    }
+
+    public func sendSummary(id: String) throws(StoreError) -> PushSendSummary? {
+        guard UUID(uuidString: id) != nil else { return nil }
+        return try run { connection throws(StoreError) in
+            guard let send = try connection.query("SELECT created_at, finished_at, total, delivered, failed, removed FROM public.push_sends WHERE id = $1", [id]).first
+            else { return nil }
+            var reasons: [String: Int] = [:]
+            for row in try connection.query("SELECT reason, count FROM public.push_send_reasons WHERE send_id = $1", [id]) {
+                reasons[row[0] ?? ""] = Int(row[1] ?? "") ?? 0
+            }
+            let opens = try connection.query("SELECT count(*) FROM public.notifications WHERE send_id = $1 AND opened_at IS NOT NULL", [id])
+            func number(_ index: Int) -> Int { Int(send[index] ?? "") ?? 0 }
+            func time(_ text: String?) -> String? { text.map { Timestamp.parse($0).map(Timestamp.postgres) ?? $0 } }
+            return PushSendSummary(
+                id: id, createdAt: time(send[0]) ?? "", finishedAt: time(send[1]), total: number(2), pending: number(2) - number(3) - number(4),
+                delivered: number(3), failed: number(4), removed: number(5), reasons: reasons,
+                opens: Int(opens.first?.first.flatMap { $0 } ?? "") ?? 0)
+        }
+    }
+
+    public func pendingJobCount() throws(StoreError) -> Int {
+        try run { connection throws(StoreError) in
+            Int(try connection.query("SELECT count(*) FROM public.push_jobs WHERE state = 'pending'").first?.first.flatMap { $0 } ?? "") ?? 0
+        }
+    }
+
+    /// A Postgres array literal of text values (NULL for nil), for `unnest($n::type[])`.
+    static func array(_ values: [String?]) -> String {
+        "{" + values.map { value in
+            guard let value else { return "NULL" }
+            return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }.joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import SoarCore
+import SoarMigrations
+
+/// The store on PostgreSQL: a bounded pool of libpq connections, migrations under an advisory
+/// lock, and every data-API request in a transaction that runs as the JWT's role, so ownership
+/// comes from the tables' row-level security policies, enforced by Postgres itself.
+public final class PostgresStore: Store, @unchecked Sendable {
+    let pool: PGPool
+    let now: @Sendable () -> Date
+    /// The migrations this start applied (empty when the database was up to date).
+    public private(set) var newlyApplied: [String] = []
+    private let displayURL: String
+
+    /// Connects and applies pending migrations.
+    ///
+    /// - Parameters:
+    ///   - url: a libpq connection URL, `postgres://user:password@host:port/database`.
+    ///   - poolSize: the most connections this process opens.
+    /// - Throws: ``StoreError`` when the database cannot be reached or a migration fails.
+    public init(url: String, poolSize: Int = 10, now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+        pool = PGPool(url: Self.withTimeout(url), size: poolSize)
+        self.now = now
+        displayURL = Self.withoutPassword(url)
+        newlyApplied = try migrate()
+    }
+
+    public var location: String { "postgres \(displayURL)" }
+
+    public func close() { pool.close() }
+
+    public func ping() throws(StoreError) {
+        try pool.with { connection throws(StoreError) in _ = try connection.query("SELECT 1") }
+    }
+
+    /// The migrations applied, in order (for `soar migrate`).
+    public func appliedMigrations() throws(StoreError) -> [String] {
+        try pool.with { connection throws(StoreError) in
+            try connection.query("SELECT name FROM public.soar_migrations ORDER BY name").compactMap { $0[0] }
+        }
+    }
+
+    /// Applies each migration not yet recorded, all in one transaction under an advisory lock, so
+    /// processes starting together apply each once (the others wait, then find nothing to do).
+    @discardableResult
+    func migrate() throws(StoreError) -> [String] {
+        try pool.with { connection throws(StoreError) in
+            try connection.execute("BEGIN")
+            do throws(StoreError) {
+                try connection.execute("SELECT pg_advisory_xact_lock(7160735)")
+                try connection.execute("CREATE TABLE IF NOT EXISTS public.soar_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+                let applied = Set(try connection.query("SELECT name FROM public.soar_migrations").compactMap { $0[0] })
+                var done: [String] = []
+                for file in Migrations.postgres where !applied.contains(file.name) {
+                    do throws(StoreError) {
+                        try connection.execute(file.sql)
+                    } catch {
+                        throw StoreError.unavailable("migration \(file.name) failed: \(error.message)")
+                    }
+                    try connection.query("INSERT INTO public.soar_migrations (name) VALUES ($1)", [file.name])
+                    done.append(file.name)
+                }
+                try connection.execute("COMMIT")
+                return done
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction as `access`: `SET LOCAL ROLE` to the JWT's role and the
+    /// claims in `request.jwt.claims` (and `request.jwt.claim.sub`), the way PostgREST does. Nil
+    /// runs as the connection's own role (the server's tables: auth, push).
+    func transaction<T>(as access: Access?, _ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        try pool.with { connection throws(StoreError) in
+            var begin = "BEGIN"
+            if let access {
+                let claims = JSONValue.object(["role": .string(access.role.rawValue), "sub": access.userID.map(JSONValue.string) ?? .null])
+                begin += "; SET LOCAL ROLE \(access.role.rawValue)"
+                begin += "; SELECT set_config('request.jwt.claims', \(connection.literal(claims.jsonText)), true)"
+                begin += ", set_config('request.jwt.claim.sub', \(connection.literal(access.userID ?? "")), true)"
+                begin += ", set_config('request.jwt.claim.role', \(connection.literal(access.role.rawValue)), true)"
+            }
+            try connection.execute(begin)
+            do throws(StoreError) {
+                let value = try body(connection)
+                try connection.execute("COMMIT")
+                return value
+            } catch {
+                if connection.isUsable { _ = try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// A URL with a connect timeout, so an unreachable database fails a request instead of hanging it.
+    private static func withTimeout(_ url: String) -> String {
+        guard !url.contains("connect_timeout") else { return url }
+        return url + (url.contains("?") ? "&" : "?") + "connect_timeout=5"
+    }
+
+    /// The URL for the banner and logs: the password replaced.
+    static func withoutPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
+    }
+}
+
+extension SQLValue {
+    /// The value as a libpq text parameter (`nil` is NULL; booleans travel as `1` and `0`).
+    var postgresText: String? {
+        switch self {
+        case .null: nil
+        case .integer(let value): String(value)
+        case .real(let value): String(value)
+        case .text(let value): value
+        }
+    }
+}
+
+extension Column {
+    /// A value Postgres printed as text, in the shape the SQLite store keeps (so every layer
+    /// above sees one form).
+    func stored(postgres text: String?) -> SQLValue {
+        guard let text else { return .null }
+        switch kind {
+        case .bigint: return Int64(text).map(SQLValue.integer) ?? .text(text)
+        case .boolean: return .integer(text == "t" || text == "true" ? 1 : 0)
+        case .timestamptz: return .text(Timestamp.parse(text).map(Timestamp.postgres) ?? text)
+        case .uuid, .text, .jsonb: return .text(text)
+        }
+    }
+}

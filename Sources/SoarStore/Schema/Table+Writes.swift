@@ -1,0 +1,22 @@
+import SoarCore
+
+extension Table {
+    /// Fills defaults and checks NOT NULL, as Postgres does on insert.
+    public func completed(_ values: RowValues, access: Access, time: String) throws(StoreError) -> RowValues {
+        var full = values
+        for column in columns where full[column.name] == nil {
+            switch column.defaultValue {
+            case .none: break
+            case .randomUUID: full[column.name] = .text(RandomUUID.lowercase())
+            case .now: full[column.name] = .text(time)
+            case .callerID: if let id = access.userID { full[column.name] = .text(id) }
+            case .value(let value): full[column.name] = value
+            }
+            if full[column.name] == nil && !column.nullable { throw .notNull(column.name, table: name) }
+        }
+        for column in columns where full[column.name] == .null && !column.nullable {
+            throw .notNull(column.name, table: name)
+        }
+        return full
+    }
+}

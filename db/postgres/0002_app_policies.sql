@@ -1,0 +1,138 @@
+-- The app's tables (seed 002), with row-level security as Supabase's documentation writes it:
+-- each signed-in user reaches only their own rows (`auth.uid() = user_id`, `= id` for profiles);
+-- subscriptions and payments are read-only for clients; `service_role` bypasses RLS.
+
+create table public.device_tokens (
+  user_id uuid not null default auth.uid() references auth.users (id) on delete cascade,
+  token text not null check (token ~ '^([0-9a-fA-F]{2}){8,256}$'),
+  platform text not null default 'ios',
+  environment text check (environment in ('sandbox', 'production')),
+  bundle_id text,
+  updated_at timestamptz not null default now(),
+  created_at timestamptz not null default now(),
+  primary key (user_id, token)
+);
+create index device_tokens_token on public.device_tokens (token);
+alter table public.device_tokens enable row level security;
+create policy "Users can read their own device tokens" on public.device_tokens
+  for select to authenticated using ((select auth.uid()) = user_id);
+create policy "Users can register their own device tokens" on public.device_tokens
+  for insert to authenticated with check ((select auth.uid()) = user_id);
+create policy "Users can update their own device tokens" on public.device_tokens
+  for update to authenticated using ((select auth.uid()) = user_id) with check ((select auth.uid()) = user_id);
+create policy "Users can delete their own device tokens" on public.device_tokens
+  for delete to authenticated using ((select auth.uid()) = user_id);
+grant select, insert, update, delete on public.device_tokens to authenticated;
+grant all on public.device_tokens to service_role;
+
+-- A token belongs to the device's latest user: registering it removes other users' rows for it
+-- (security definer: those rows are invisible to the registering user).
+create function public.device_tokens_one_owner() returns trigger
+  language plpgsql security definer set search_path = '' as $$
+begin
+  delete from public.device_tokens where token = new.token and user_id <> new.user_id;
+  return null;
+end;
+$$;
+create trigger device_tokens_one_owner after insert or update of token, user_id on public.device_tokens
+  for each row execute function public.device_tokens_one_owner();
+
+create table public.todos (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null default auth.uid() references auth.users (id) on delete cascade,
+  title text not null,
+  completed boolean not null default false,
+  sort_order bigint not null default 0,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create index todos_user_id_sort_order on public.todos (user_id, sort_order);
+alter table public.todos enable row level security;
+create policy "Users can read their own todos" on public.todos
+  for select to authenticated using ((select auth.uid()) = user_id);
+create policy "Users can create their own todos" on public.todos
+  for insert to authenticated with check ((select auth.uid()) = user_id);
+create policy "Users can update their own todos" on public.todos
+  for update to authenticated using ((select auth.uid()) = user_id) with check ((select auth.uid()) = user_id);
+create policy "Users can delete their own todos" on public.todos
+  for delete to authenticated using ((select auth.uid()) = user_id);
+grant select, insert, update, delete on public.todos to authenticated;
+grant all on public.todos to service_role;
+
+create table public.profiles (
+  id uuid primary key default auth.uid() references auth.users (id) on delete cascade,
+  full_name text,
+  bio text,
+  phone text,
+  location text,
+  avatar_url text,
+  created_at timestamptz default now(),
+  updated_at timestamptz default now()
+);
+alter table public.profiles enable row level security;
+create policy "Users can read their own profile" on public.profiles
+  for select to authenticated using ((select auth.uid()) = id);
+create policy "Users can create their own profile" on public.profiles
+  for insert to authenticated with check ((select auth.uid()) = id);
+create policy "Users can update their own profile" on public.profiles
+  for update to authenticated using ((select auth.uid()) = id) with check ((select auth.uid()) = id);
+create policy "Users can delete their own profile" on public.profiles
+  for delete to authenticated using ((select auth.uid()) = id);
+grant select, insert, update, delete on public.profiles to authenticated;
+grant all on public.profiles to service_role;
+
+create table public.subscriptions (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null references auth.users (id) on delete cascade,
+  product_id text not null,
+  status text not null,
+  current_period_end timestamptz,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create index subscriptions_user_id on public.subscriptions (user_id);
+alter table public.subscriptions enable row level security;
+create policy "Users can read their own subscriptions" on public.subscriptions
+  for select to authenticated using ((select auth.uid()) = user_id);
+grant select on public.subscriptions to authenticated;
+grant all on public.subscriptions to service_role;
+
+create table public.payments (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null references auth.users (id) on delete cascade,
+  amount_cents bigint not null,
+  currency text not null,
+  status text not null,
+  created_at timestamptz not null default now()
+);
+create index payments_user_id on public.payments (user_id);
+alter table public.payments enable row level security;
+create policy "Users can read their own payments" on public.payments
+  for select to authenticated using ((select auth.uid()) = user_id);
+grant select on public.payments to authenticated;
+grant all on public.payments to service_role;
+
+-- The server-side inbox: written by the push functions, read, marked and deleted by its owner.
+create table public.notifications (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid not null references auth.users (id) on delete cascade,
+  title text,
+  body text,
+  payload jsonb not null default '{}',
+  send_id uuid,
+  created_at timestamptz not null default now(),
+  read_at timestamptz,
+  opened_at timestamptz
+);
+create index notifications_user_id_created_at on public.notifications (user_id, created_at);
+create index notifications_opened_send_id on public.notifications (send_id) where opened_at is not null;
+alter table public.notifications enable row level security;
+create policy "Users can read their own notifications" on public.notifications
+  for select to authenticated using ((select auth.uid()) = user_id);
+create policy "Users can mark their own notifications" on public.notifications
+  for update to authenticated using ((select auth.uid()) = user_id) with check ((select auth.uid()) = user_id);
+create policy "Users can delete their own notifications" on public.notifications
+  for delete to authenticated using ((select auth.uid()) = user_id);
+grant select, delete on public.notifications to authenticated;
+grant update (read_at, opened_at) on public.notifications to authenticated;
+grant all on public.notifications to service_role;

@@ -1,0 +1,45 @@
+-- Durable sends (the server's own tables: RLS on and no policy, so clients reach nothing).
+create table public.push_sends (
+  id uuid primary key,
+  request text not null,
+  total bigint not null,
+  stored bigint not null default 0,
+  delivered bigint not null default 0,
+  failed bigint not null default 0,
+  removed bigint not null default 0,
+  created_at timestamptz not null,
+  finished_at timestamptz
+);
+alter table public.push_sends enable row level security;
+grant all on public.push_sends to service_role;
+
+create table public.push_send_reasons (
+  send_id uuid not null references public.push_sends (id) on delete cascade,
+  reason text not null,
+  count bigint not null,
+  primary key (send_id, reason)
+);
+alter table public.push_send_reasons enable row level security;
+grant all on public.push_send_reasons to service_role;
+
+-- One job per device; a job stays 'pending' until its outcome is committed, once.
+create table public.push_jobs (
+  id bigserial primary key,
+  send_id uuid not null references public.push_sends (id) on delete cascade,
+  user_id uuid,
+  token text not null,
+  environment text,
+  bundle_id text,
+  apns_id uuid not null,
+  state text not null default 'pending' check (state in ('pending', 'delivered', 'failed')),
+  reason text,
+  removed boolean not null default false,
+  notification_id uuid,
+  badge bigint,
+  updated_at timestamptz not null
+);
+create index push_jobs_pending on public.push_jobs (id) where state = 'pending';
+create index push_jobs_send_id on public.push_jobs (send_id);
+alter table public.push_jobs enable row level security;
+grant all on public.push_jobs to service_role;
+grant usage on sequence public.push_jobs_id_seq to service_role;
