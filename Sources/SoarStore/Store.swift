@@ -34,5 +34,9 @@ public protocol DataStore: Sendable {
 public protocol Store: DataStore, AuthStore, PushJobStore {
     /// Where the data lives, for the start-up banner (never with a password).
     var location: String { get }
+    /// The migrations this open applied (empty when the database was up to date).
+    var newlyApplied: [String] { get }
+    /// Every migration applied, in order.
+    func appliedMigrations() throws(StoreError) -> [String]
     func close()
 }

@@ -4,7 +4,7 @@
 
 create table public.device_tokens (
   user_id uuid not null default auth.uid() references auth.users (id) on delete cascade,
-  token text not null check (token ~ '^([0-9a-fA-F]{2}){8,256}$'),
+  token text not null check (token ~ '^([0-9a-fA-F][0-9a-fA-F])+$' and length(token) between 16 and 512),
   platform text not null default 'ios',
   environment text check (environment in ('sandbox', 'production')),
   bundle_id text,

@@ -10,29 +10,22 @@ struct MigrateCommand: Command {
         Option("--database-url", value: "URL", help: "PostgreSQL instead of SQLite (or DATABASE_URL)."),
     ]
 
-    let database: String
+    let database: DatabaseChoice
 
     init(_ arguments: Arguments) throws(CommandError) {
         guard arguments.positionals.isEmpty else { throw .usage("unexpected argument \(arguments.positionals[0])") }
-        database = arguments.value("--db") ?? arguments.environment["SOAR_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "soar.db"
-        if let url = arguments.value("--database-url") ?? arguments.environment["DATABASE_URL"], !url.isEmpty {
-            throw .configuration("DATABASE_URL / --database-url: this build migrates SQLite only (PostgreSQL is not built yet)")
-        }
+        database = DatabaseChoice(arguments)
     }
 
     func run(_ console: Console) async throws(CommandError) {
-        let path = APNsEmulatorCommand.absolute(database)
-        do {
-            let store = try SQLiteStore(path: path)
-            defer { store.close() }
-            let total = try store.appliedMigrations().count
-            if store.newlyApplied.isEmpty {
-                console.print("\(path): up to date (\(total) migrations)")
-            } else {
-                console.print("\(path): applied \(store.newlyApplied.joined(separator: ", ")) (\(total) migrations)")
-            }
-        } catch {
-            throw .configuration(error.message)
+        let store = try database.open()
+        defer { store.close() }
+        let total: Int
+        do { total = try store.appliedMigrations().count } catch { throw .configuration(error.message) }
+        if store.newlyApplied.isEmpty {
+            console.print("\(database.name): up to date (\(total) migrations)")
+        } else {
+            console.print("\(database.name): applied \(store.newlyApplied.joined(separator: ", ")) (\(total) migrations)")
         }
     }
 }

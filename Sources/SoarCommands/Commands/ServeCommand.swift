@@ -4,15 +4,15 @@ import SoarPush
 import SoarServer
 import SoarStore
 
-/// `soar serve`: the Supabase-compatible backend (auth, data API, functions) on one SQLite file.
+/// `soar serve`: the Supabase-compatible backend (auth, data API, functions) on SQLite or PostgreSQL.
 struct ServeCommand: Command {
     static let name = "serve"
-    static let summary = "Run the backend: Supabase-compatible auth and data API on SQLite."
+    static let summary = "Run the backend: Supabase-compatible auth and data API on SQLite or PostgreSQL."
     static let options = [
         Option("--host", value: "IP", help: "Address to listen on (default 127.0.0.1)."),
         Option("--port", value: "N", help: "Port (default 54321, or SOAR_PORT; 0 picks a free one)."),
         Option("--db", value: "PATH", help: "SQLite file (default ./soar.db, or SOAR_DB); created and migrated on start."),
-        Option("--database-url", value: "URL", help: "PostgreSQL instead of SQLite (or DATABASE_URL)."),
+        Option("--database-url", value: "URL", help: "PostgreSQL instead of SQLite (or DATABASE_URL): postgres://user@host:port/db."),
         Option("--threads", value: "N", help: "HTTP worker threads (default 4)."),
         Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
         Option("--log-level", value: "LEVEL", help: "debug, info, warn or error (default info, or SOAR_LOG_LEVEL)."),
@@ -30,12 +30,13 @@ struct ServeCommand: Command {
         --with-emulator points both environments at the emulator it runs.
 
         Keys: JWT_SECRET signs tokens; without it a secret is generated and kept (0600) in
-        <db>.jwt-secret. ANON_KEY and SERVICE_ROLE_KEY, when set, must be HS256 JWTs of that secret;
+        <db>.jwt-secret (./soar.jwt-secret with Postgres; processes sharing a database need one
+        JWT_SECRET). ANON_KEY and SERVICE_ROLE_KEY, when set, must be HS256 JWTs of that secret;
         otherwise both are derived from it. SIGINT or SIGTERM stops it after requests in flight.
         """
 
     let configuration: Server.Configuration
-    let database: String
+    let database: DatabaseChoice
     let logLevel: Logger.Level
     let environment: [String: String]
     let emulator: EmulatorOptions?
@@ -61,7 +62,7 @@ struct ServeCommand: Command {
         configuration.limits.maxBodySize = try arguments.integer("--max-body", in: 1024...(64 << 20)) ?? (1 << 20)
         configuration.version = "soar \(SoarCLI.version)"
         self.configuration = configuration
-        database = arguments.value("--db") ?? environment["SOAR_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "soar.db"
+        database = DatabaseChoice(arguments)
         let levelName = arguments.value("--log-level") ?? environment["SOAR_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(name: levelName) else { throw .usage("--log-level must be debug, info, warn or error, not \"\(levelName)\"") }
         logLevel = level
@@ -72,9 +73,6 @@ struct ServeCommand: Command {
                 throw .usage("--emulator-port and --emulator-dir go with --with-emulator")
             }
             emulator = nil
-        }
-        if let url = arguments.value("--database-url") ?? environment["DATABASE_URL"], !url.isEmpty {
-            throw .configuration("DATABASE_URL / --database-url: this build serves SQLite only (PostgreSQL is not built yet); unset it to use --db")
         }
     }
 
@@ -89,7 +87,7 @@ struct ServeCommand: Command {
                 throw error
             }
         }
-        let store: SQLiteStore
+        let store: any Store
         let keys: APIKeys
         do { (store, keys) = try Self.open(database: database, environment: environment) } catch {
             local?.emulator.stop()
@@ -118,13 +116,11 @@ struct ServeCommand: Command {
         console.warn("stopped")
     }
 
-    /// The SQLite store (migrated) and the API keys, or a configuration error saying what is wrong.
-    static func open(database: String, environment: [String: String]) throws(CommandError) -> (SQLiteStore, APIKeys) {
-        let path = APNsEmulatorCommand.absolute(database)
-        let store: SQLiteStore
-        do { store = try SQLiteStore(path: path) } catch { throw .configuration(error.message) }
+    /// The store (migrated) and the API keys, or a configuration error saying what is wrong.
+    static func open(database: DatabaseChoice, environment: [String: String]) throws(CommandError) -> (any Store, APIKeys) {
+        let store = try database.open()
         do {
-            let secret = try APIKeys.loadSecret(environment: environment["JWT_SECRET"], file: path + ".jwt-secret")
+            let secret = try APIKeys.loadSecret(environment: environment["JWT_SECRET"], file: database.secretFile)
             let keys = try APIKeys(
                 secret: secret, anonKey: environment["ANON_KEY"].flatMap { $0.isEmpty ? nil : $0 },
                 serviceRoleKey: environment["SERVICE_ROLE_KEY"].flatMap { $0.isEmpty ? nil : $0 })

@@ -20,6 +20,8 @@ final class PGConnection {
             PQfinish(handle)
             throw .unavailable("cannot connect to Postgres: \(message)")
         }
+        // Postgres' notices ("already exists, skipping") are not errors: keep them off standard error.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         // Timestamps as UTC, one shape for every session.
         _ = try execute("SET TIME ZONE 'UTC'")
     }

@@ -101,7 +101,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
     }
 
     /// The URL for the banner and logs: the password replaced.
-    static func withoutPassword(_ url: String) -> String {
+    public static func withoutPassword(_ url: String) -> String {
         guard var components = URLComponents(string: url), components.password != nil else { return url }
         components.password = "***"
         return components.string ?? url
