@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting", "SoarClient"]),
         .testTarget(name: "SoarClientTests", dependencies: ["SoarClient", "SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
-        .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarTesting"]),
+        .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting"]),
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",

@@ -36,7 +36,13 @@ public final class ServerFixture: Sendable {
         // A cheap hash keeps sign-ups fast in tests; the format and checks are the production ones.
         configuration.passwordHasher = PasswordHasher(iterations: 1000)
         configure(&configuration)
-        let store = try SQLiteStore(path: directory.path + "/soar.db", now: now)
+        let store: any Store
+        if PostgresCluster.selected {
+            // SOAR_TEST_STORE=postgres: the same tests against a fresh database of the test cluster.
+            store = try PostgresCluster.migrating { try PostgresStore(url: try PostgresCluster.shared.get().createDatabase(), poolSize: 8, now: now) }
+        } else {
+            store = try SQLiteStore(path: directory.path + "/soar.db", now: now)
+        }
         let keys = try APIKeys(secret: Data("a-test-secret-that-is-long-enough-0123456789".utf8))
         let lines = LogLines()
         logLines = lines

@@ -19,8 +19,9 @@ import Testing
         let control: String?
     }
 
-    static func serve(_ dir: TemporaryDirectory, _ extra: [String] = []) throws -> Served {
-        let process = try BackgroundProcess(SoarBinary.path, ["serve", "--db", dir.path + "/soar.db"] + extra)
+    static func serve(_ dir: TemporaryDirectory, _ extra: [String] = [], store: TestDatabase? = nil) throws -> Served {
+        let store = try store ?? TestDatabase(directory: dir.path)
+        let process = try BackgroundProcess(SoarBinary.path, ["serve"] + store.arguments + extra, environment: store.environment)
         func value(_ prefix: String) throws -> String {
             let line = try #require(process.readLine(timeout: 30), "\(process.standardError)")
             #expect(line.hasPrefix(prefix), "\(line)")
@@ -122,7 +123,8 @@ import Testing
 
     @Test func writesMadeWhileTheServerIsDownLandOnceInOrder() async throws {
         let dir = TemporaryDirectory("soar-client-e2e")
-        var served = try Self.serve(dir, ["--port", "0"])
+        let store = try TestDatabase(directory: dir.path)
+        var served = try Self.serve(dir, ["--port", "0"], store: store)
         let port = try #require(served.url.port)
         let client = SupabaseClient(url: served.url, anonKey: served.anon, store: FileSecureStore(directory: URL(fileURLWithPath: dir.path + "/keychain")))
         let user = try await client.auth.signUp(email: Self.email(), password: "correct-horse").user.id
@@ -147,7 +149,7 @@ import Testing
         #expect(stale.isStale, "reads come from the cache, marked stale")
         #expect(stale.value.map(\.title) == ["first", "third", "fourth"] && stale.value[0].completed, "with the queued writes applied")
 
-        served = try Self.serve(dir, ["--port", String(port)])
+        served = try Self.serve(dir, ["--port", String(port)], store: store)
         #expect(await network.check() == true)
         #expect(await waitUntil { await queue.pending.isEmpty })
         let rows: [Todo] = try await client.from("todos").select().order("sort_order").value()

@@ -6,15 +6,16 @@ import Testing
 @Suite struct ServeCommandTests {
     /// Starts `soar serve` on a free port; returns the process, URL and anon key from its banner.
     func serve(_ dir: TemporaryDirectory, _ extra: [String] = [], environment: [String: String] = [:]) throws -> (BackgroundProcess, String, String) {
+        let store = try TestDatabase(directory: dir.path)
         let server = try BackgroundProcess(
-            SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/soar.db"] + extra, environment: environment)
+            SoarBinary.path, ["serve", "--port", "0"] + store.arguments + extra, environment: store.environment.merging(environment) { $1 })
         let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
         let anon = try #require(server.readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
         let service = try #require(server.readLine())
         let database = try #require(server.readLine())
         #expect(url.hasPrefix("http://127.0.0.1:"))
         #expect(service.hasPrefix("service_role key: ey"))
-        #expect(database == "database: sqlite \(dir.path)/soar.db")
+        #expect(database == store.banner)
         return (server, url, anon)
     }
 

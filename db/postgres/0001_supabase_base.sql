@@ -1,18 +1,32 @@
 -- What every Supabase project already has, so the public-schema files below run unchanged in a
 -- Supabase project's SQL editor: the API roles, the auth schema and the helpers policies call.
--- Written to run more than once (roles belong to the whole cluster).
+-- Written to run more than once, and in several databases at the same time: roles belong to the
+-- whole cluster, so one created meanwhile by another database's migration is fine.
 DO $$
+DECLARE
+    wanted text[][] := ARRAY[
+        ['anon', 'NOLOGIN NOINHERIT'], ['authenticated', 'NOLOGIN NOINHERIT'], ['service_role', 'NOLOGIN NOINHERIT BYPASSRLS'],
+        -- The login role servers may connect as (PostgREST's `authenticator`): it may become each API role.
+        ['authenticator', 'LOGIN NOINHERIT']];
 BEGIN
-    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'anon') THEN CREATE ROLE anon NOLOGIN NOINHERIT; END IF;
-    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'authenticated') THEN CREATE ROLE authenticated NOLOGIN NOINHERIT; END IF;
-    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'service_role') THEN CREATE ROLE service_role NOLOGIN NOINHERIT BYPASSRLS; END IF;
-    -- The login role servers connect as (PostgREST's `authenticator`): it may become each API role.
-    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'authenticator') THEN CREATE ROLE authenticator LOGIN NOINHERIT; END IF;
+    FOR i IN 1 .. array_length(wanted, 1) LOOP
+        IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = wanted[i][1]) THEN
+            BEGIN
+                EXECUTE format('CREATE ROLE %I %s', wanted[i][1], wanted[i][2]);
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+            END;
+        END IF;
+    END LOOP;
 END
 $$;
-GRANT anon, authenticated, service_role TO authenticator;
 -- The role that runs the migrations (the DATABASE_URL's user) switches roles the same way.
-DO $$ BEGIN EXECUTE format('GRANT anon, authenticated, service_role TO %I', current_user); END $$;
+DO $$
+BEGIN
+    GRANT anon, authenticated, service_role TO authenticator;
+    EXECUTE format('GRANT anon, authenticated, service_role TO %I', current_user);
+EXCEPTION WHEN unique_violation THEN NULL;
+END
+$$;
 
 CREATE SCHEMA IF NOT EXISTS auth;
 GRANT USAGE ON SCHEMA auth TO anon, authenticated, service_role;

@@ -1,6 +1,8 @@
 -- The app's tables (seed 002), with row-level security as Supabase's documentation writes it:
 -- each signed-in user reaches only their own rows (`auth.uid() = user_id`, `= id` for profiles);
--- subscriptions and payments are read-only for clients; `service_role` bypasses RLS.
+-- subscriptions and payments are read-only for clients; `service_role` bypasses RLS. As in a
+-- Supabase project, `anon` holds the same grants as `authenticated` and no policy, so it reads
+-- nothing and writes nothing.
 
 create table public.device_tokens (
   user_id uuid not null default auth.uid() references auth.users (id) on delete cascade,
@@ -22,7 +24,7 @@ create policy "Users can update their own device tokens" on public.device_tokens
   for update to authenticated using ((select auth.uid()) = user_id) with check ((select auth.uid()) = user_id);
 create policy "Users can delete their own device tokens" on public.device_tokens
   for delete to authenticated using ((select auth.uid()) = user_id);
-grant select, insert, update, delete on public.device_tokens to authenticated;
+grant select, insert, update, delete on public.device_tokens to anon, authenticated;
 grant all on public.device_tokens to service_role;
 
 -- A token belongs to the device's latest user: registering it removes other users' rows for it
@@ -56,7 +58,7 @@ create policy "Users can update their own todos" on public.todos
   for update to authenticated using ((select auth.uid()) = user_id) with check ((select auth.uid()) = user_id);
 create policy "Users can delete their own todos" on public.todos
   for delete to authenticated using ((select auth.uid()) = user_id);
-grant select, insert, update, delete on public.todos to authenticated;
+grant select, insert, update, delete on public.todos to anon, authenticated;
 grant all on public.todos to service_role;
 
 create table public.profiles (
@@ -78,7 +80,7 @@ create policy "Users can update their own profile" on public.profiles
   for update to authenticated using ((select auth.uid()) = id) with check ((select auth.uid()) = id);
 create policy "Users can delete their own profile" on public.profiles
   for delete to authenticated using ((select auth.uid()) = id);
-grant select, insert, update, delete on public.profiles to authenticated;
+grant select, insert, update, delete on public.profiles to anon, authenticated;
 grant all on public.profiles to service_role;
 
 create table public.subscriptions (
@@ -94,7 +96,7 @@ create index subscriptions_user_id on public.subscriptions (user_id);
 alter table public.subscriptions enable row level security;
 create policy "Users can read their own subscriptions" on public.subscriptions
   for select to authenticated using ((select auth.uid()) = user_id);
-grant select on public.subscriptions to authenticated;
+grant select on public.subscriptions to anon, authenticated;
 grant all on public.subscriptions to service_role;
 
 create table public.payments (
@@ -109,7 +111,7 @@ create index payments_user_id on public.payments (user_id);
 alter table public.payments enable row level security;
 create policy "Users can read their own payments" on public.payments
   for select to authenticated using ((select auth.uid()) = user_id);
-grant select on public.payments to authenticated;
+grant select on public.payments to anon, authenticated;
 grant all on public.payments to service_role;
 
 -- The server-side inbox: written by the push functions, read, marked and deleted by its owner.
@@ -133,6 +135,6 @@ create policy "Users can mark their own notifications" on public.notifications
   for update to authenticated using ((select auth.uid()) = user_id) with check ((select auth.uid()) = user_id);
 create policy "Users can delete their own notifications" on public.notifications
   for delete to authenticated using ((select auth.uid()) = user_id);
-grant select, delete on public.notifications to authenticated;
-grant update (read_at, opened_at) on public.notifications to authenticated;
+grant select, delete on public.notifications to anon, authenticated;
+grant update (read_at, opened_at) on public.notifications to anon, authenticated;
 grant all on public.notifications to service_role;

@@ -15,10 +15,9 @@ final class PGConnection {
     init(_ url: String) throws(StoreError) {
         guard let handle = PQconnectdb(url) else { throw .unavailable("cannot allocate a Postgres connection") }
         self.handle = handle
+        // A throw from here on runs deinit, which finishes the handle.
         guard PQstatus(handle) == CONNECTION_OK else {
-            let message = Self.text(PQerrorMessage(handle))
-            PQfinish(handle)
-            throw .unavailable("cannot connect to Postgres: \(message)")
+            throw .unavailable("cannot connect to Postgres: \(Self.text(PQerrorMessage(handle)))")
         }
         // Postgres' notices ("already exists, skipping") are not errors: keep them off standard error.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)

@@ -24,7 +24,7 @@ extension PostgresStore {
         let time = Timestamp.postgres(now())
         var statements: [(String, [String?])] = []
         for values in rows {
-            let full = try table.completed(values, access: access, time: time)
+            let full = try table.completed(values, access: access, time: time, checkingNotNull: false)
             try table.checkValues(full)
             var sql = PostgresSQL(table)
             let names = table.columns.map(\.name).filter { full[$0] != nil }

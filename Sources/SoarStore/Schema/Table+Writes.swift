@@ -2,7 +2,10 @@ import SoarCore
 
 extension Table {
     /// Fills defaults and checks NOT NULL, as Postgres does on insert.
-    public func completed(_ values: RowValues, access: Access, time: String) throws(StoreError) -> RowValues {
+    ///
+    /// - Parameter checkingNotNull: false leaves NOT NULL to the database (Postgres checks grants
+    ///   first, so a client that may not insert hears that, not which column is missing).
+    public func completed(_ values: RowValues, access: Access, time: String, checkingNotNull: Bool = true) throws(StoreError) -> RowValues {
         var full = values
         for column in columns where full[column.name] == nil {
             switch column.defaultValue {
@@ -12,9 +15,9 @@ extension Table {
             case .callerID: if let id = access.userID { full[column.name] = .text(id) }
             case .value(let value): full[column.name] = value
             }
-            if full[column.name] == nil && !column.nullable { throw .notNull(column.name, table: name) }
+            if checkingNotNull && full[column.name] == nil && !column.nullable { throw .notNull(column.name, table: name) }
         }
-        for column in columns where full[column.name] == .null && !column.nullable {
+        for column in columns where checkingNotNull && full[column.name] == .null && !column.nullable {
             throw .notNull(column.name, table: name)
         }
         return full
