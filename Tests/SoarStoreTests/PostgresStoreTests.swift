@@ -3,6 +3,7 @@ import SoarCore
 import SoarMigrations
 @testable import SoarStore
 import SoarTesting
+import Synchronization
 import Testing
 
 /// The Postgres store against the test cluster: ownership from RLS, migrations, lost connections.
@@ -78,4 +79,50 @@ import Testing
             (error as? StoreError)?.message.contains("cannot connect to Postgres") == true
         }
     }
+
+    @Test func workersClaimSideBySideAndADeadWorkersJobsAreTakenOver() throws {
+        let (store, _) = try store()
+        let send = RandomUUID.lowercase()
+        try store.createSend(id: send, request: "{}", total: 3)
+        let jobs = (1...3).map { NewPushJob(userID: nil, token: String(format: "%064x", $0), environment: nil, bundleID: nil, apnsID: RandomUUID.lowercase()) }
+        try store.appendToSend(id: send, jobs: jobs, notifications: [], inboxSize: 500, badgeUnread: false)
+        let a = try store.claimJobs(owner: "a", limit: 2, leaseSeconds: 60)
+        let b = try store.claimJobs(owner: "b", limit: 2, leaseSeconds: 0)
+        #expect(a.count == 2 && b.count == 1 && Set(a.map(\.id)).isDisjoint(with: b.map(\.id)))
+        // b stops renewing (its lease of 0 s is already over): c takes its job over.
+        let c = try store.claimJobs(owner: "c", limit: 10, leaseSeconds: 60)
+        #expect(c.map(\.id) == b.map(\.id) && c.first?.attempts == 2)
+        try store.renewLeases(owner: "a", leaseSeconds: 60)
+        #expect(try store.claimJobs(owner: "d", limit: 10, leaseSeconds: 60).isEmpty, "a's renewed leases hold")
+        try store.finishJobs((a + c).map { PushJobResult(jobID: $0.id, delivered: true, reason: nil, environment: nil, removed: false) })
+        let summary = try #require(try store.sendSummary(id: send))
+        #expect(summary.delivered == 3 && summary.redelivered == 1 && summary.finishedAt != nil)
+    }
+
+    @Test func storingJobsWakesListeners() async throws {
+        let (store, _) = try store()
+        let signals = try #require(store.jobSignals())
+        let heard = Flag()
+        let listener = Task {
+            for await _ in signals {
+                heard.set()
+                break
+            }
+        }
+        defer { listener.cancel() }
+        let send = RandomUUID.lowercase()
+        try store.createSend(id: send, request: "{}", total: 1)
+        // The listener connects on its own thread: store again at each look until it hears one.
+        #expect(await waitUntil(within: .seconds(10)) {
+            try? store.appendToSend(id: send, jobs: [], notifications: [], inboxSize: 500, badgeUnread: false)
+            return heard.isSet
+        })
+    }
+}
+
+/// A flag one task sets and another reads.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }

@@ -16,7 +16,7 @@ import Testing
         let store = try SQLiteStore(path: directory.path + "/a.db")
         try store.createSend(id: "s1", request: "{}", total: 2)
         try store.appendToSend(id: "s1", jobs: [job(1), job(2)], notifications: [], inboxSize: 500, badgeUnread: false)
-        let jobs = try store.pendingJobs(after: 0, limit: 10)
+        let jobs = try store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10)
         #expect(jobs.count == 2)
         let delivered = PushJobResult(jobID: jobs[0].id, delivered: true, reason: nil, environment: "sandbox", removed: false)
         try store.finishJobs([delivered, delivered])
@@ -26,7 +26,7 @@ import Testing
         try store.finishJobs([PushJobResult(jobID: jobs[1].id, delivered: false, reason: "Unregistered", environment: nil, removed: true)])
         summary = try #require(try store.sendSummary(id: "s1"))
         #expect(summary.failed == 1 && summary.removed == 1 && summary.reasons == ["Unregistered": 1] && summary.finishedAt != nil)
-        #expect(try store.pendingJobs(after: 0, limit: 10).isEmpty)
+        #expect(try store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10).isEmpty)
     }
 
     @Test func aSendLeftPartlyStoredIsClosedAtTheNextStart() throws {
@@ -40,5 +40,21 @@ import Testing
         let empty = "s3"
         try store.createSend(id: empty, request: "{}", total: 0)
         #expect(try store.sendSummary(id: empty)?.finishedAt != nil, "a send to nobody is finished at once")
+    }
+
+    @Test func aClaimedJobIsNobodyElsesUntilItsLeaseEndsAndCountsAsRedelivered() throws {
+        let path = directory.path + "/c.db"
+        var store = try SQLiteStore(path: path)
+        try store.createSend(id: "s4", request: "{}", total: 2)
+        try store.appendToSend(id: "s4", jobs: [job(1), job(2)], notifications: [], inboxSize: 500, badgeUnread: false)
+        #expect(try store.claimJobs(owner: "a", limit: 1, leaseSeconds: 60).map(\.attempts) == [1])
+        let second = try store.claimJobs(owner: "b", limit: 10, leaseSeconds: 60)
+        #expect(second.count == 1 && second[0].token == String(format: "%064x", 2), "the leased job is skipped, not waited for")
+        // The process died; the file's next opening frees the leases its workers held.
+        store = try SQLiteStore(path: path)
+        let again = try store.claimJobs(owner: "c", limit: 10, leaseSeconds: 60)
+        #expect(again.map(\.attempts) == [2, 2])
+        try store.finishJobs(again.map { PushJobResult(jobID: $0.id, delivered: true, reason: nil, environment: nil, removed: false) })
+        #expect(try store.sendSummary(id: "s4")?.redelivered == 2)
     }
 }

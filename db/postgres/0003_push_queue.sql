@@ -7,6 +7,8 @@ create table public.push_sends (
   delivered bigint not null default 0,
   failed bigint not null default 0,
   removed bigint not null default 0,
+  -- Outcomes of jobs claimed again after a worker died: each may have been sent twice.
+  redelivered bigint not null default 0,
   created_at timestamptz not null,
   finished_at timestamptz
 );
@@ -22,7 +24,9 @@ create table public.push_send_reasons (
 alter table public.push_send_reasons enable row level security;
 grant all on public.push_send_reasons to service_role;
 
--- One job per device; a job stays 'pending' until its outcome is committed, once.
+-- One job per device; a job stays 'pending' until its outcome is committed, once. Workers of
+-- every process claim pending jobs with FOR UPDATE SKIP LOCKED and a lease they renew; a worker
+-- that dies loses its lease, and another process takes its jobs.
 create table public.push_jobs (
   id bigserial primary key,
   send_id uuid not null references public.push_sends (id) on delete cascade,
@@ -36,6 +40,9 @@ create table public.push_jobs (
   removed boolean not null default false,
   notification_id uuid,
   badge bigint,
+  lease_owner text,
+  lease_until timestamptz,
+  attempts integer not null default 0,
   updated_at timestamptz not null
 );
 create index push_jobs_pending on public.push_jobs (id) where state = 'pending';

@@ -4,11 +4,12 @@ import SoarCore
 import SoarStore
 import Synchronization
 
-/// Delivers the stored jobs of `send-push` in the background: woken when a send is stored (and
-/// once at start, for jobs a stopped process left pending), it takes pending jobs in id order,
-/// delivers each through ``DeviceDelivery`` with up to `concurrency` in flight, and records the
-/// outcomes in batches. A job's outcome is committed only after APNs answered, so a process killed
-/// in between sends that job again after its restart, with the same apns-id.
+/// Delivers the stored jobs of `send-push` in the background: woken when a send is stored (here,
+/// or in another process on the same database), once at start, and every few seconds for jobs a
+/// dead worker's lease let go, it claims pending jobs in id order with a lease it renews while it
+/// works, delivers each through ``DeviceDelivery`` with up to `concurrency` in flight, and records
+/// the outcomes in batches. A job's outcome is committed only after APNs answered, so a job whose
+/// worker died in between is sent again (by a restart, or another process) with the same apns-id.
 final class PushWorker: Sendable {
     private let store: any PushJobStore
     private let delivery: DeviceDelivery
@@ -18,6 +19,10 @@ final class PushWorker: Sendable {
     private let wakeups: AsyncStream<Void>.Continuation
     private let stream: AsyncStream<Void>
     private let task = Mutex<Task<Void, Never>?>(nil)
+    /// This worker's name on its leases.
+    private let owner = RandomUUID.lowercase()
+    /// How long a claim holds without a heartbeat: a dead worker's jobs wait this long at most.
+    static let leaseSeconds = 10
 
     init(store: any PushJobStore, delivery: DeviceDelivery, defaultEnvironment: PushEnvironment, concurrency: Int = 1000, batch: Int = 500) {
         self.store = store
@@ -45,12 +50,30 @@ final class PushWorker: Sendable {
     }
 
     private func run() async {
-        for await _ in stream {
-            var cursor: Int64 = 0
+        let lease = Self.leaseSeconds
+        // Other processes' stores, and the jobs of workers that died, wake this one too.
+        let signals = store.jobSignals().map { signals in Task { [self] in for await _ in signals { wake() } } }
+        let rescue = Task { [self] in
             while !Task.isCancelled {
-                guard let jobs = try? store.pendingJobs(after: cursor, limit: 5000), let last = jobs.last else { break }
-                cursor = last.id
+                try? await Task.sleep(for: .seconds(lease / 2))
+                wake()
+            }
+        }
+        defer {
+            signals?.cancel()
+            rescue.cancel()
+        }
+        for await _ in stream {
+            while !Task.isCancelled {
+                guard let jobs = try? store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease), !jobs.isEmpty else { break }
+                let heartbeat = Task { [store, owner] in
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(lease / 3))
+                        try? store.renewLeases(owner: owner, leaseSeconds: lease)
+                    }
+                }
                 await deliver(jobs)
+                heartbeat.cancel()
             }
         }
     }

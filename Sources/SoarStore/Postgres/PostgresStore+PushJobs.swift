@@ -35,14 +35,17 @@ extension PostgresStore {
                     [id])
             }
             try connection.query("UPDATE public.push_sends SET stored = stored + $1 WHERE id = $2", [String(jobs.count), id])
+            try connection.query("SELECT pg_notify('soar_push_jobs', $1)", [id])
         }
     }
 
+    /// Other processes may be storing their sends right now: only a send whose storing stopped
+    /// more than five minutes ago (its process died) is closed.
     public func closePartlyStoredSends() throws(StoreError) {
         let time = Timestamp.postgres(now())
         try run { connection throws(StoreError) in
             try connection.query(
-                "UPDATE public.push_sends SET total = stored, finished_at = CASE WHEN delivered + failed >= stored THEN $1::timestamptz ELSE finished_at END WHERE stored < total",
+                "UPDATE public.push_sends SET total = stored, finished_at = CASE WHEN delivered + failed >= stored THEN $1::timestamptz ELSE finished_at END WHERE stored < total AND created_at < now() - interval '5 minutes'",
                 [time])
         }
     }
@@ -76,17 +79,56 @@ extension PostgresStore {
             [array(Array(Set(notifications.map(\.userID)))), String(inboxSize)])
     }
 
-    public func pendingJobs(after: Int64, limit: Int) throws(StoreError) -> [PushJob] {
+    public func claimJobs(owner: String, limit: Int, leaseSeconds: Int) throws(StoreError) -> [PushJob] {
+        // SKIP LOCKED: workers of several processes claim side by side, never the same job twice;
+        // leases are timed by the database's clock, the one clock every process shares.
         try run { connection throws(StoreError) in
             try connection.query(
-                "SELECT id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge FROM public.push_jobs WHERE state = 'pending' AND id > $1 ORDER BY id LIMIT $2",
-                [String(after), String(limit)]
+                """
+                UPDATE public.push_jobs j SET lease_owner = $1, lease_until = now() + make_interval(secs => $2::int), attempts = j.attempts + 1
+                FROM (SELECT id FROM public.push_jobs WHERE state = 'pending' AND (lease_until IS NULL OR lease_until < now())
+                      ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) claimed
+                WHERE j.id = claimed.id
+                RETURNING j.id, j.send_id, j.user_id, j.token, j.environment, j.bundle_id, j.apns_id, j.notification_id, j.badge, j.attempts
+                """,
+                [owner, String(leaseSeconds), String(limit)]
             ).map { row in
                 PushJob(
                     id: Int64(row[0] ?? "") ?? 0, sendID: row[1] ?? "", userID: row[2], token: row[3] ?? "", environment: row[4],
-                    bundleID: row[5], apnsID: row[6] ?? "", notificationID: row[7], badge: row[8].flatMap { Int($0) })
+                    bundleID: row[5], apnsID: row[6] ?? "", notificationID: row[7], badge: row[8].flatMap { Int($0) }, attempts: Int(row[9] ?? "") ?? 1)
+            }
+            .sorted { $0.id < $1.id }
+        }
+    }
+
+    public func renewLeases(owner: String, leaseSeconds: Int) throws(StoreError) {
+        try run { connection throws(StoreError) in
+            try connection.query(
+                "UPDATE public.push_jobs SET lease_until = now() + make_interval(secs => $2::int) WHERE lease_owner = $1 AND state = 'pending'",
+                [owner, String(leaseSeconds)])
+        }
+    }
+
+    /// LISTEN on `soar_push_jobs` on a connection of its own: every process's worker wakes when
+    /// any process stores jobs (NOTIFY is sent when the storing transaction commits).
+    public func jobSignals() -> AsyncStream<Void>? {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let url = pool.url
+        let stopped = Locked(false)
+        continuation.onTermination = { _ in stopped.withLock { $0 = true } }
+        Thread.detachNewThread {
+            while !stopped.withLock({ $0 }) {
+                guard let connection = try? PGConnection(url), (try? connection.execute("LISTEN soar_push_jobs")) != nil else {
+                    Thread.sleep(forTimeInterval: 1)
+                    continue
+                }
+                while !stopped.withLock({ $0 }) {
+                    guard let payloads = try? connection.notifications(timeout: 1) else { break }
+                    if !payloads.isEmpty { continuation.yield() }
+                }
             }
         }
+        return stream
     }
 
     public func sendRequest(id: String) throws(StoreError) -> String? {
@@ -108,14 +150,15 @@ extension PostgresStore {
                   removed = r.removed, updated_at = $1
                 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::boolean[]) AS r(id, state, reason, environment, removed)
                 WHERE j.id = r.id AND j.state = 'pending'
-                RETURNING j.send_id, r.state, r.reason, r.removed
+                RETURNING j.send_id, r.state, r.reason, r.removed, j.attempts
                 """,
                 [time, Self.array(results.map { String($0.jobID) }), Self.array(results.map { $0.delivered ? "delivered" : "failed" }),
                  Self.array(results.map(\.reason)), Self.array(results.map(\.environment)), Self.array(results.map { $0.removed ? "true" : "false" })])
-            var counts: [String: (delivered: Int, failed: Int, removed: Int, reasons: [String: Int])] = [:]
+            var counts: [String: (delivered: Int, failed: Int, removed: Int, redelivered: Int, reasons: [String: Int])] = [:]
             for row in changed {
                 guard let send = row[0] else { continue }
-                var count = counts[send] ?? (0, 0, 0, [:])
+                var count = counts[send] ?? (0, 0, 0, 0, [:])
+                if (Int(row[4] ?? "") ?? 0) > 1 { count.redelivered += 1 }
                 if row[1] == "delivered" { count.delivered += 1 } else { count.failed += 1 }
                 if row[3] == "t" { count.removed += 1 }
                 if row[1] != "delivered" { count.reasons[row[2] ?? "Unknown", default: 0] += 1 }
@@ -123,8 +166,8 @@ extension PostgresStore {
             }
             for (send, count) in counts {
                 try connection.query(
-                    "UPDATE public.push_sends SET delivered = delivered + $1, failed = failed + $2, removed = removed + $3, finished_at = CASE WHEN delivered + $1 + failed + $2 >= total THEN $4::timestamptz ELSE finished_at END WHERE id = $5",
-                    [String(count.delivered), String(count.failed), String(count.removed), time, send])
+                    "UPDATE public.push_sends SET delivered = delivered + $1, failed = failed + $2, removed = removed + $3, redelivered = redelivered + $6, finished_at = CASE WHEN delivered + $1 + failed + $2 >= total THEN $4::timestamptz ELSE finished_at END WHERE id = $5",
+                    [String(count.delivered), String(count.failed), String(count.removed), time, send, String(count.redelivered)])
                 for (name, number) in count.reasons {
                     try connection.query(
                         "INSERT INTO public.push_send_reasons (send_id, reason, count) VALUES ($1, $2, $3) ON CONFLICT (send_id, reason) DO UPDATE SET count = push_send_reasons.count + excluded.count",
@@ -137,7 +180,7 @@ extension PostgresStore {
     public func sendSummary(id: String) throws(StoreError) -> PushSendSummary? {
         guard UUID(uuidString: id) != nil else { return nil }
         return try run { connection throws(StoreError) in
-            guard let send = try connection.query("SELECT created_at, finished_at, total, delivered, failed, removed FROM public.push_sends WHERE id = $1", [id]).first
+            guard let send = try connection.query("SELECT created_at, finished_at, total, delivered, failed, removed, redelivered FROM public.push_sends WHERE id = $1", [id]).first
             else { return nil }
             var reasons: [String: Int] = [:]
             for row in try connection.query("SELECT reason, count FROM public.push_send_reasons WHERE send_id = $1", [id]) {
@@ -149,7 +192,7 @@ extension PostgresStore {
             return PushSendSummary(
                 id: id, createdAt: time(send[0]) ?? "", finishedAt: time(send[1]), total: number(2), pending: number(2) - number(3) - number(4),
                 delivered: number(3), failed: number(4), removed: number(5), reasons: reasons,
-                opens: Int(opens.first?.first.flatMap { $0 } ?? "") ?? 0)
+                opens: Int(opens.first?.first.flatMap { $0 } ?? "") ?? 0, redelivered: number(6))
         }
     }
 

@@ -51,6 +51,8 @@ public struct PushJob: Sendable, Equatable {
     public let apnsID: String
     public let notificationID: String?
     public let badge: Int?
+    /// How many times it was claimed: above 1, an earlier worker may have sent it already.
+    public let attempts: Int
 }
 
 /// A job's one final outcome.
@@ -87,6 +89,8 @@ public struct PushSendSummary: Sendable, Equatable {
     public let reasons: [String: Int]
     /// Inbox rows of this send their owners opened.
     public let opens: Int
+    /// Outcomes of jobs claimed again after a worker stopped: each may have reached its device twice.
+    public let redelivered: Int
 }
 
 /// The durable side of `send-push`: sends and their jobs, each job ending exactly once.
@@ -100,8 +104,13 @@ public protocol PushJobStore: Sendable {
     func closePartlyStoredSends() throws(StoreError)
     /// Adds inbox rows outside a send (send-test-push), each inbox then trimmed to `inboxSize`.
     func addNotifications(_ notifications: [NewNotification], inboxSize: Int) throws(StoreError)
-    /// Pending jobs with ids above `after`, oldest first.
-    func pendingJobs(after: Int64, limit: Int) throws(StoreError) -> [PushJob]
+    /// Takes up to `limit` pending jobs that no live worker holds, oldest first, leasing them to
+    /// `owner` for `leaseSeconds`: a worker that stops renewing loses them, and another takes them.
+    func claimJobs(owner: String, limit: Int, leaseSeconds: Int) throws(StoreError) -> [PushJob]
+    /// Extends the leases `owner` holds on pending jobs (its heartbeat).
+    func renewLeases(owner: String, leaseSeconds: Int) throws(StoreError)
+    /// Wakes a worker when another process stored jobs; nil when only this process stores them.
+    func jobSignals() -> AsyncStream<Void>?
     /// The request a send was made with (its JSON text).
     func sendRequest(id: String) throws(StoreError) -> String?
     /// Records outcomes in one transaction; a job that already has one keeps it.

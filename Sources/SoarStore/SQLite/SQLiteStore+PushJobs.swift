@@ -68,16 +68,40 @@ extension SQLiteStore {
         }
     }
 
-    public func pendingJobs(after: Int64, limit: Int) throws(StoreError) -> [PushJob] {
-        try read { connection throws(StoreError) in
+    public func claimJobs(owner: String, limit: Int, leaseSeconds: Int) throws(StoreError) -> [PushJob] {
+        let time = now()
+        return try write { connection throws(StoreError) in
             try connection.statement(
-                "SELECT id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge FROM push_jobs WHERE state = 'pending' AND id > ?1 ORDER BY id LIMIT ?2"
-            ).rows([.integer(after), .integer(Int64(limit))]).map { row in
+                """
+                UPDATE push_jobs SET lease_owner = ?1, lease_until = ?2, attempts = attempts + 1
+                WHERE id IN (SELECT id FROM push_jobs WHERE state = 'pending' AND (lease_until IS NULL OR lease_until < ?3) ORDER BY id LIMIT ?4)
+                RETURNING id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge, attempts
+                """
+            ).rows([.text(owner), .text(Timestamp.postgres(time + TimeInterval(leaseSeconds))), .text(Timestamp.postgres(time)), .integer(Int64(limit))])
+            .map { row in
                 PushJob(
                     id: Self.integer(row[0]), sendID: Self.text(row[1]) ?? "", userID: Self.text(row[2]), token: Self.text(row[3]) ?? "",
                     environment: Self.text(row[4]), bundleID: Self.text(row[5]), apnsID: Self.text(row[6]) ?? "", notificationID: Self.text(row[7]),
-                    badge: row[8] == .null ? nil : Int(Self.integer(row[8])))
+                    badge: row[8] == .null ? nil : Int(Self.integer(row[8])), attempts: Int(Self.integer(row[9])))
             }
+            .sorted { $0.id < $1.id }
+        }
+    }
+
+    public func renewLeases(owner: String, leaseSeconds: Int) throws(StoreError) {
+        let until = Timestamp.postgres(now() + TimeInterval(leaseSeconds))
+        try write { connection throws(StoreError) in
+            try connection.statement("UPDATE push_jobs SET lease_until = ?2 WHERE lease_owner = ?1 AND state = 'pending'").run([.text(owner), .text(until)])
+        }
+    }
+
+    /// One process owns a SQLite file, so no other worker is alive: its stores are woken in-process.
+    public func jobSignals() -> AsyncStream<Void>? { nil }
+
+    /// Frees every lease: on opening the file, the workers that held them are gone.
+    func releaseLeases() throws(StoreError) {
+        try write { connection throws(StoreError) in
+            try connection.execute("UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL WHERE state = 'pending' AND lease_owner IS NOT NULL")
         }
     }
 
@@ -92,30 +116,34 @@ extension SQLiteStore {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in
             let update = try connection.statement(
-                "UPDATE push_jobs SET state = ?1, reason = ?2, environment = coalesce(?3, environment), removed = ?4, updated_at = ?5 WHERE id = ?6 AND state = 'pending' RETURNING send_id"
+                "UPDATE push_jobs SET state = ?1, reason = ?2, environment = coalesce(?3, environment), removed = ?4, updated_at = ?5 WHERE id = ?6 AND state = 'pending' RETURNING send_id, attempts"
             )
             // Only jobs that were still pending count, so an outcome recorded twice is counted once.
-            var counts: [String: (delivered: Int, failed: Int, removed: Int, reasons: [String: Int])] = [:]
+            var counts: [String: (delivered: Int, failed: Int, removed: Int, redelivered: Int, reasons: [String: Int])] = [:]
             for result in results {
                 let rows = try update.rows([
                     .text(result.delivered ? "delivered" : "failed"), Self.optional(result.reason), Self.optional(result.environment),
                     .integer(result.removed ? 1 : 0), .text(time), .integer(result.jobID),
                 ])
-                guard let send = rows.first.flatMap({ Self.text($0[0]) }) else { continue }
-                var count = counts[send] ?? (0, 0, 0, [:])
+                guard let row = rows.first, let send = Self.text(row[0]) else { continue }
+                var count = counts[send] ?? (0, 0, 0, 0, [:])
+                if Self.integer(row[1]) > 1 { count.redelivered += 1 }
                 if result.delivered { count.delivered += 1 } else { count.failed += 1 }
                 if result.removed { count.removed += 1 }
                 if !result.delivered { count.reasons[result.reason ?? "Unknown", default: 0] += 1 }
                 counts[send] = count
             }
             let tally = try connection.statement(
-                "UPDATE push_sends SET delivered = delivered + ?1, failed = failed + ?2, removed = removed + ?3, finished_at = CASE WHEN delivered + ?1 + failed + ?2 >= total THEN ?4 ELSE finished_at END WHERE id = ?5"
+                "UPDATE push_sends SET delivered = delivered + ?1, failed = failed + ?2, removed = removed + ?3, redelivered = redelivered + ?6, finished_at = CASE WHEN delivered + ?1 + failed + ?2 >= total THEN ?4 ELSE finished_at END WHERE id = ?5"
             )
             let reason = try connection.statement(
                 "INSERT INTO push_send_reasons (send_id, reason, count) VALUES (?1, ?2, ?3) ON CONFLICT (send_id, reason) DO UPDATE SET count = count + excluded.count"
             )
             for (send, count) in counts {
-                try tally.run([.integer(Int64(count.delivered)), .integer(Int64(count.failed)), .integer(Int64(count.removed)), .text(time), .text(send)])
+                try tally.run([
+                    .integer(Int64(count.delivered)), .integer(Int64(count.failed)), .integer(Int64(count.removed)), .text(time), .text(send),
+                    .integer(Int64(count.redelivered)),
+                ])
                 for (name, number) in count.reasons { try reason.run([.text(send), .text(name), .integer(Int64(number))]) }
             }
         }
@@ -123,7 +151,7 @@ extension SQLiteStore {
 
     public func sendSummary(id: String) throws(StoreError) -> PushSendSummary? {
         try read { connection throws(StoreError) in
-            guard let send = try connection.statement("SELECT created_at, finished_at, total, delivered, failed, removed FROM push_sends WHERE id = ?1")
+            guard let send = try connection.statement("SELECT created_at, finished_at, total, delivered, failed, removed, redelivered FROM push_sends WHERE id = ?1")
                 .rows([.text(id)]).first
             else { return nil }
             var reasons: [String: Int] = [:]
@@ -137,7 +165,7 @@ extension SQLiteStore {
             return PushSendSummary(
                 id: id, createdAt: Self.text(send[0]) ?? "", finishedAt: Self.text(send[1]), total: total, pending: total - delivered - failed,
                 delivered: delivered, failed: failed, removed: Int(Self.integer(send[5])), reasons: reasons,
-                opens: Int(opens.first.map { Self.integer($0[0]) } ?? 0))
+                opens: Int(opens.first.map { Self.integer($0[0]) } ?? 0), redelivered: Int(Self.integer(send[6])))
         }
     }
 

@@ -24,6 +24,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         self.now = now
         writer = WriteBatcher(connection: try SQLiteConnection(path: path, readOnly: false))
         newlyApplied = try migrate()
+        try releaseLeases()
     }
 
     public var location: String { "sqlite \(path)" }
