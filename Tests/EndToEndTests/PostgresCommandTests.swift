@@ -36,4 +36,67 @@ final class Locked<Value>: @unchecked Sendable {
         #expect(run.status == 2 && run.stderr.contains("cannot connect to Postgres"), "\(run.stderr)")
         #expect(!run.stderr.contains("hunter2"), "the password never shows")
     }
+
+    @Test func threeServersShareASendAndOneKilledMidwayLosesNothing() throws {
+        let cluster = try PostgresCluster.shared.get()
+        let database = try cluster.createDatabase()
+        let name = String(database.split(separator: "/").last!)
+        let dir = TemporaryDirectory("soar-three")
+        let emulator = try BackgroundProcess(SoarBinary.path, [
+            "apns-emulator", "--port", "0", "--dir", dir.path + "/emu", "--quiet", "--keep", "100000", "--latency-ms", "20", "--max-streams", "500",
+        ])
+        let url = try #require(emulator.readLine()?.replacingOccurrences(of: "APNs emulator: ", with: ""), "\(emulator.standardError)")
+        let ca = try #require(emulator.readLine()?.replacingOccurrences(of: "CA file: ", with: ""))
+        let control = try #require(emulator.readLine()?.replacingOccurrences(of: "control: ", with: ""))
+        let environment = [
+            "APNS_URL": url, "APNS_CA_FILE": ca, "APNS_TEAM_ID": "SOARDEV001", "APNS_KEY_ID": "SOARKEY001",
+            "APNS_PRIVATE_KEY_FILE": dir.path + "/emu/AuthKey_SOARKEY001.p8", "APNS_BUNDLE_ID": "com.example",
+            "JWT_SECRET": "three-processes-share-this-secret-0123456789",
+        ]
+        let servers = try (0..<3).map { _ in
+            try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--database-url", database, "--max-body", "8388608"], environment: environment)
+        }
+        let bases = try servers.map { try #require($0.readLine(timeout: 30)?.replacingOccurrences(of: "API URL: ", with: ""), "\($0.standardError)") }
+        _ = servers[0].readLine()
+        let service = try #require(servers[0].readLine()?.replacingOccurrences(of: "service_role key: ", with: ""))
+        func stats() -> Int {
+            let answer = try? ProcessRunner.run("curl", ["-s", control + "/stats"])
+            return ((try? JSONSerialization.jsonObject(with: Data((answer?.stdout ?? "").utf8))) as? [String: Any])?["accepted"] as? Int ?? 0
+        }
+
+        let tokens = (0..<50_000).map { String(format: "%08x", $0) + String(repeating: "cd", count: 28) }
+        try JSONSerialization.data(withJSONObject: ["tokens": tokens, "title": "three", "body": "processes"])
+            .write(to: URL(fileURLWithPath: dir.path + "/send.json"))
+        let sent = try ProcessRunner.run("curl", [
+            "-s", "-X", "POST", bases[0] + "/functions/v1/send-push", "-H", "apikey: \(service)", "-H", "authorization: Bearer \(service)",
+            "-H", "content-type: application/json", "--data-binary", "@" + dir.path + "/send.json",
+        ])
+        let answer = try JSONSerialization.jsonObject(with: Data(sent.stdout.utf8)) as? [String: Any]
+        let sendID = try #require(answer?["send_id"] as? String, "\(sent.stdout)")
+        #expect(answer?["devices"] as? Int == 50_000)
+        // The second process is killed once the sending is well under way.
+        #expect(eventually(within: .seconds(60)) { stats() >= 5_000 })
+        kill(servers[1].pid, SIGKILL)
+        #expect(servers[1].stop() == -9)
+        #expect(stats() < 50_000, "the kill came mid-send")
+
+        let states = { try? cluster.psql(name, "SELECT state || ':' || count(*) FROM public.push_jobs GROUP BY state ORDER BY state") }
+        #expect(eventually(within: .seconds(120)) { states()?.contains("pending") == false }, "\(states() ?? "")")
+        let rows = try cluster.psql(name, "SELECT count(*), count(DISTINCT token), sum(CASE WHEN state = 'delivered' THEN 1 ELSE 0 END) FROM public.push_jobs")
+        #expect(rows == "50000|50000|50000\n", "one job, one final outcome, per token: \(rows)")
+        let workers = try cluster.psql(name, "SELECT count(DISTINCT lease_owner) FROM public.push_jobs")
+        #expect((Int(workers.trimmingCharacters(in: .newlines)) ?? 0) >= 2, "the send was shared: \(workers) workers")
+        let received = try ProcessRunner.run("curl", ["-s", control + "/deliveries"])
+        let list = try JSONSerialization.jsonObject(with: Data(received.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(Set(list.compactMap { $0["token"] as? String }) == Set(tokens), "the emulator received every token at least once")
+        let summary = try ProcessRunner.run("curl", [
+            "-s", bases[2] + "/functions/v1/sends/" + sendID,
+            "-H", "apikey: \(service)", "-H", "authorization: Bearer \(service)",
+        ])
+        #expect(summary.stdout.contains(#""delivered":50000"#), "\(summary.stdout)")
+        let duplicates = list.count - 50_000
+        #expect(duplicates <= 5_000, "duplicates after the kill are bounded by one batch: \(duplicates)")
+        for server in [servers[0], servers[2]] { #expect(server.stop() == 0) }
+        #expect(emulator.stop() == 0)
+    }
 }
