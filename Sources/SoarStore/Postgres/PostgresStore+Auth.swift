@@ -38,6 +38,7 @@ extension PostgresStore {
 
     public func deleteUser(id: String) throws(StoreError) -> Bool {
         guard UUID(uuidString: id) != nil else { return false }
+        defer { recentSessions.forgetAll() }
         return try run { connection throws(StoreError) in
             !(try connection.query("DELETE FROM auth.users WHERE id = $1 RETURNING id", [id]).isEmpty)
         }
@@ -63,12 +64,17 @@ extension PostgresStore {
 
     public func sessionExists(_ id: String) throws(StoreError) -> Bool {
         guard UUID(uuidString: id) != nil else { return false }
-        return try pool.with { connection throws(StoreError) in
+        // The wall clock, not the injected one: this is a cache's age, not a token's.
+        if recentSessions.contains(id, now: Date()) { return true }
+        let exists = try transaction(as: nil, single: true) { connection throws(StoreError) in
             !(try connection.query("SELECT 1 FROM auth.sessions WHERE id = $1", [id]).isEmpty)
         }
+        if exists { recentSessions.remember(id, now: Date()) }
+        return exists
     }
 
     public func deleteSessions(userID: String, only: String?, except: String?) throws(StoreError) {
+        defer { recentSessions.forgetAll() }
         try run { connection throws(StoreError) in
             if let only {
                 try connection.query("DELETE FROM auth.sessions WHERE user_id = $1 AND id::text = $2", [userID, only])
@@ -92,6 +98,7 @@ extension PostgresStore {
             if revoked == "t" {
                 let used = Timestamp.parse(usedAt) ?? .distantPast
                 guard now.timeIntervalSince(used) <= reuseGrace else {
+                    recentSessions.forgetAll()
                     try connection.query("DELETE FROM auth.sessions WHERE id = $1", [session])
                     return .reused
                 }
