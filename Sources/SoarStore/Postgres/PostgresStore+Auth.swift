@@ -66,7 +66,7 @@ extension PostgresStore {
         guard UUID(uuidString: id) != nil else { return false }
         // The wall clock, not the injected one: this is a cache's age, not a token's.
         if recentSessions.contains(id, now: Date()) { return true }
-        let exists = try transaction(as: nil, single: true) { connection throws(StoreError) in
+        let exists = try transaction(as: nil) { connection throws(StoreError) in
             !(try connection.query("SELECT 1 FROM auth.sessions WHERE id = $1", [id]).isEmpty)
         }
         if exists { recentSessions.remember(id, now: Date()) }

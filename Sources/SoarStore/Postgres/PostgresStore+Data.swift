@@ -12,7 +12,7 @@ extension PostgresStore {
         if let limit = query.limit { text += " LIMIT \(sql.bind(.integer(Int64(limit))))" }
         if let offset = query.offset { text += " OFFSET \(sql.bind(.integer(Int64(offset))))" }
         let parameters = sql.parameters
-        return try transaction(as: access, single: !counting) { connection throws(StoreError) in
+        return try transaction(as: access) { connection throws(StoreError) in
             let rows = try connection.query(text, parameters).map(sql.row)
             guard counting else { return (rows, nil) }
             let counted = try connection.query("SELECT count(*) FROM \(sql.tableName)\(filter)", filterParameters)
@@ -45,7 +45,7 @@ extension PostgresStore {
         }
         let ignoring = if case .ignore = onConflict { true } else { false }
         let sql = PostgresSQL(table)
-        return try transaction(as: access, single: statements.count == 1) { connection throws(StoreError) in
+        return try transaction(as: access) { connection throws(StoreError) in
             var written: [StoredRow] = []
             for (text, parameters) in statements {
                 let returned = try connection.query(text, parameters)
@@ -70,7 +70,7 @@ extension PostgresStore {
         var text = "UPDATE \(sql.tableName) SET " + names.map { "\(PostgresSQL.quote($0)) = \(sql.bind(values[$0]!))" }.joined(separator: ", ")
         text += sql.whereClause(condition) + " RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
-        return try transaction(as: access, single: true) { connection throws(StoreError) in
+        return try transaction(as: access) { connection throws(StoreError) in
             try connection.query(text, parameters).map(sql.row)
         }
     }
@@ -79,7 +79,7 @@ extension PostgresStore {
         var sql = PostgresSQL(table)
         let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition)) RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
-        return try transaction(as: access, single: true) { connection throws(StoreError) in
+        return try transaction(as: access) { connection throws(StoreError) in
             try connection.query(text, parameters).map(sql.row)
         }
     }

@@ -36,7 +36,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
 
     /// The migrations applied, in order (for `soar migrate`).
     public func appliedMigrations() throws(StoreError) -> [String] {
-        try transaction(as: nil, single: true) { connection throws(StoreError) in
+        try transaction(as: nil) { connection throws(StoreError) in
             try connection.query("SELECT name FROM public.soar_migrations ORDER BY name").compactMap { $0[0] }
         }
     }
@@ -46,7 +46,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
     @discardableResult
     func migrate() throws(StoreError) -> [String] {
         try pool.with { connection throws(StoreError) in
-            try connection.execute("BEGIN; SET LOCAL ROLE NONE")
+            try connection.execute("BEGIN")
             do throws(StoreError) {
                 try connection.execute("SELECT pg_advisory_xact_lock(7160735)")
                 try connection.execute("CREATE TABLE IF NOT EXISTS public.soar_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
@@ -70,30 +70,21 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
-    /// Runs `body` as `access`: the role set to the JWT's (`anon`, `authenticated`,
-    /// `service_role`) and the claims in `request.jwt.claims` (and `request.jwt.claim.sub`), the
-    /// way PostgREST does. Nil runs as the connection's own role (the server's tables: auth, push).
-    ///
-    /// Several statements run in one transaction with `SET LOCAL`. A single statement is atomic
-    /// on its own: the role and claims are then set for the session in the same round trip as
-    /// nothing else, saving BEGIN and COMMIT (every use of a connection sets them first, so what
-    /// one request set never leaks into the next).
-    func transaction<T>(as access: Access?, single: Bool = false, _ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+    /// Runs `body` in one transaction as `access`: `SET LOCAL ROLE` to the JWT's role and the
+    /// claims in `request.jwt.claims` (and `request.jwt.claim.sub`), the way PostgREST does, in the
+    /// same round trip as BEGIN. Nil runs as the connection's own role (the server's tables: auth,
+    /// push). Everything is LOCAL, so nothing one request sets outlives its transaction.
+    func transaction<T>(as access: Access?, _ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
         try pool.with { connection throws(StoreError) in
-            let scope = single ? "" : "LOCAL "
-            var setup = single ? "" : "BEGIN; "
+            var begin = "BEGIN"
             if let access {
                 let claims = JSONValue.object(["role": .string(access.role.rawValue), "sub": access.userID.map(JSONValue.string) ?? .null])
-                let local = single ? "false" : "true"
-                setup += "SET \(scope)ROLE \(access.role.rawValue)"
-                setup += "; SELECT set_config('request.jwt.claims', \(connection.literal(claims.jsonText)), \(local))"
-                setup += ", set_config('request.jwt.claim.sub', \(connection.literal(access.userID ?? "")), \(local))"
-                setup += ", set_config('request.jwt.claim.role', \(connection.literal(access.role.rawValue)), \(local))"
-            } else {
-                setup += "SET \(scope)ROLE NONE; SELECT set_config('request.jwt.claims', '', \(single ? "false" : "true"))"
+                begin += "; SET LOCAL ROLE \(access.role.rawValue)"
+                begin += "; SELECT set_config('request.jwt.claims', \(connection.literal(claims.jsonText)), true)"
+                begin += ", set_config('request.jwt.claim.sub', \(connection.literal(access.userID ?? "")), true)"
+                begin += ", set_config('request.jwt.claim.role', \(connection.literal(access.role.rawValue)), true)"
             }
-            try connection.execute(setup)
-            guard !single else { return try body(connection) }
+            try connection.execute(begin)
             do throws(StoreError) {
                 let value = try body(connection)
                 try connection.execute("COMMIT")
