@@ -38,10 +38,11 @@ import Testing
         let written = try store.insert(AppTables.todos, [["title": .text("alice's secret")]], onConflict: nil, as: .user(alice))
         #expect(written.count == 1)
 
-        // The SQL the store sends for a read, an update and a delete: no ownership condition in it.
+        // The SQL the store sends for a filtered read: the request's condition, no ownership one.
         var read = PostgresSQL(AppTables.todos)
-        let select = "SELECT \(read.allColumns) FROM \(read.tableName)\(read.whereClause(nil))"
-        #expect(!select.contains("user_id\" ="), "\(select)")
+        let filtered = read.whereClause(.compare(column: "completed", op: .eq, operand: .value(.integer(0))))
+        #expect(filtered == " WHERE \"completed\" = $1" && read.parameters == ["0"], "\(filtered)")
+        let select = "SELECT \(read.allColumns) FROM \(read.tableName) WHERE \"completed\" = false"
         #expect(try asUser(database, bob, select).isEmpty, "RLS alone keeps Bob out")
         #expect(try asUser(database, alice, select).contains("alice's secret"))
         let update = "UPDATE public.\"todos\" SET \"title\" = 'stolen' RETURNING \"id\""
@@ -51,9 +52,8 @@ import Testing
 
         // Through the store: Bob reads nothing, his insert as Alice is refused by the policy.
         #expect(try store.select(AppTables.todos, RowQuery(), as: .user(bob), counting: true).total == 0)
-        #expect(throws: StoreError.self) {
-            try store.insert(AppTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .user(bob))
-        }
+        #expect { try store.insert(AppTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .user(bob)) }
+            throws: { ($0 as? StoreError)?.code == "42501" }
         #expect { try store.insert(AppTables.payments, [["amount_cents": .integer(1), "currency": .text("usd"), "status": .text("paid")]], onConflict: nil, as: .user(bob)) }
             throws: { ($0 as? StoreError)?.message == "permission denied for table payments" }
     }
@@ -72,6 +72,24 @@ import Testing
         _ = try cluster.psql("postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
         #expect { try store.ping() } throws: { ($0 as? StoreError)?.isClientError == false }
         try store.ping()
+    }
+
+    @Test func nothingOneRequestSetsReachesTheNext() throws {
+        let url = try cluster.createDatabase()
+        let store = try PostgresCluster.migrating { try PostgresStore(url: url, poolSize: 1) }
+        let alice = try user(store)
+        _ = try store.insert(AppTables.todos, [["title": .text("hers")]], onConflict: nil, as: .user(alice))
+        // One connection: the same one serves Alice, then anon, then the server itself.
+        #expect(try store.select(AppTables.todos, RowQuery(), as: .anon, counting: true).total == 0)
+        let role = try store.transaction(as: nil) { connection throws(StoreError) in
+            try connection.query("SELECT current_user || ':' || coalesce(auth.uid()::text, 'none')").first?.first ?? nil
+        }
+        #expect(role == "postgres:none")
+        // A role the login may not take fails that request only; the connection stays usable.
+        #expect(throws: StoreError.self) {
+            try store.pool.with { connection throws(StoreError) in _ = try connection.execute("BEGIN; SET LOCAL ROLE pg_read_server_files_nope") }
+        }
+        #expect(try store.select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 1)
     }
 
     @Test func anUnreachableDatabaseIsAClearError() {

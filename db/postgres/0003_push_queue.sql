@@ -10,6 +10,8 @@ create table public.push_sends (
   -- Outcomes of jobs claimed again after a worker died: each may have been sent twice.
   redelivered bigint not null default 0,
   created_at timestamptz not null,
+  -- When the last chunk was stored: a send nothing was added to for a minute lost its process.
+  stored_at timestamptz,
   finished_at timestamptz
 );
 alter table public.push_sends enable row level security;

@@ -53,9 +53,15 @@ final class PushWorker: Sendable {
         let lease = Self.leaseSeconds
         // Other processes' stores, and the jobs of workers that died, wake this one too.
         let signals = store.jobSignals().map { signals in Task { [self] in for await _ in signals { wake() } } }
-        let rescue = Task { [self] in
+        let shared = signals != nil
+        let rescue = Task { [self, store] in
+            var rounds = 0
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(lease / 2))
+                rounds += 1
+                // On a database other processes share, close now and then the sends whose
+                // storing process died (one process owns a SQLite file: that ran at its start).
+                if shared && rounds % 12 == 0 { try? store.closePartlyStoredSends() }
                 wake()
             }
         }
@@ -66,14 +72,17 @@ final class PushWorker: Sendable {
         for await _ in stream {
             while !Task.isCancelled {
                 guard let jobs = try? store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease), !jobs.isEmpty else { break }
-                let heartbeat = Task { [store, owner] in
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(lease / 3))
-                        try? store.renewLeases(owner: owner, leaseSeconds: lease)
+                // The heartbeat has a thread of its own: busy async threads must not let a live
+                // worker's leases lapse.
+                let beating = Locked(true)
+                Thread.detachNewThread { [store, owner] in
+                    while beating.withLock({ $0 }) {
+                        for _ in 0..<(lease * 10 / 3) where beating.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.1) }
+                        if beating.withLock({ $0 }) { try? store.renewLeases(owner: owner, leaseSeconds: lease) }
                     }
                 }
                 await deliver(jobs)
-                heartbeat.cancel()
+                beating.withLock { $0 = false }
             }
         }
     }
@@ -88,8 +97,15 @@ final class PushWorker: Sendable {
 
     private func deliver(_ jobs: [PushJob]) async {
         var sends: [String: Prepared?] = [:]
+        var unreadable: Set<String> = []
         for send in Set(jobs.map(\.sendID)) {
-            let request = (try? store.sendRequest(id: send)).flatMap { $0 }.flatMap { text in
+            let text: String?
+            do { text = try store.sendRequest(id: send) } catch {
+                // The store failed, not the send: its jobs stay pending, claimed again later.
+                unreadable.insert(send)
+                continue
+            }
+            let request = text.flatMap { text in
                 (try? JSONValue.read(Data(text.utf8))).flatMap { try? SendPushRequest(json: $0) }
             }
             sends[send] = request.map { request in
@@ -102,7 +118,7 @@ final class PushWorker: Sendable {
         var items: [(notification: APNsNotification, device: Device)] = []
         var itemJobs: [PushJob] = []
         var environments: [PushEnvironment] = []
-        for job in jobs {
+        for job in jobs where !unreadable.contains(job.sendID) {
             guard let send = sends[job.sendID] ?? nil else {
                 results.append(PushJobResult(jobID: job.id, delivered: false, reason: "InvalidRequest", environment: nil, removed: false))
                 continue

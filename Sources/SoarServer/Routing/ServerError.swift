@@ -42,6 +42,10 @@ public struct ServerError: Error, Sendable {
         case "23505", "23503": status = 409
         case "42501": status = role == .anon ? 401 : 403
         case "XX000": status = 503
+        // PostgREST's: an undefined table or function is 404; a transaction the database gave up
+        // (serialization, deadlock, timeout, lock not available, aborted) is 500.
+        case "42P01", "42883": status = 404
+        case "40001", "40P01", "57014", "55P03", "25P02": status = 500
         default: status = 400
         }
         return .rest(status, error.code, error.message, details: error.details, hint: error.hint)

@@ -30,28 +30,39 @@ final class PGConnection {
     /// False once the server closed the connection or it broke.
     var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
 
+    /// True when no transaction is open on it: the only state in which it goes back to the pool.
+    var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
+
     /// Runs SQL text without parameters (it may hold several statements).
     @discardableResult
     func execute(_ sql: String) throws(StoreError) -> [[String?]] {
         try check(PQexec(handle, sql))
     }
 
-    /// Runs one statement with text parameters, prepared on first use.
+    /// Statements kept prepared per connection; past this, new texts run unprepared, so a client
+    /// varying its queries cannot grow the server's memory.
+    static let preparedLimit = 256
+
+    /// Runs one statement with text parameters, prepared on first use (up to ``preparedLimit``).
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws(StoreError) -> [[String?]] {
-        let name: String
+        let name: String?
         if let known = prepared[sql] {
             name = known
-        } else {
+        } else if prepared.count < Self.preparedLimit {
             name = "s\(prepared.count)"
             try check(PQprepare(handle, name, sql, Int32(parameters.count), nil))
             prepared[sql] = name
+        } else {
+            name = nil
         }
         var pointers: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.flatMap { strdup($0) } }
         defer { for pointer in pointers { free(pointer) } }
         let result = pointers.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { values in
-                PQexecPrepared(handle, name, Int32(parameters.count), parameters.isEmpty ? nil : values, nil, nil, 0)
+                let values = parameters.isEmpty ? nil : values
+                guard let name else { return PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0) }
+                return PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
             }
         }
         return try check(result)

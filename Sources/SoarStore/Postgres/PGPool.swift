@@ -62,8 +62,10 @@ final class PGPool: @unchecked Sendable {
     }
 
     private func checkin(_ connection: PGConnection) {
+        // A connection left inside a transaction (a failed ROLLBACK) would fail every later use.
+        if connection.isUsable && !connection.isIdle { _ = try? connection.execute("ROLLBACK") }
         lock.lock()
-        if connection.isUsable { idle.append(connection) } else { open -= 1 }
+        if connection.isUsable && connection.isIdle { idle.append(connection) } else { open -= 1 }
         lock.signal()
         lock.unlock()
     }

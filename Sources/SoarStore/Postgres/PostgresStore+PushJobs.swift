@@ -34,18 +34,18 @@ extension PostgresStore {
                     "UPDATE public.push_jobs j SET badge = (SELECT count(*) FROM public.notifications n WHERE n.user_id = j.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE send_id = $1 AND user_id IS NOT NULL AND badge IS NULL AND state = 'pending'",
                     [id])
             }
-            try connection.query("UPDATE public.push_sends SET stored = stored + $1 WHERE id = $2", [String(jobs.count), id])
+            try connection.query("UPDATE public.push_sends SET stored = stored + $1, stored_at = now() WHERE id = $2", [String(jobs.count), id])
             try connection.query("SELECT pg_notify('soar_push_jobs', $1)", [id])
         }
     }
 
-    /// Other processes may be storing their sends right now: only a send whose storing stopped
-    /// more than five minutes ago (its process died) is closed.
+    /// Other processes may be storing their sends right now: only a send nothing was added to for
+    /// a minute (its process died) is closed. Every worker runs this now and then.
     public func closePartlyStoredSends() throws(StoreError) {
         let time = Timestamp.postgres(now())
         try run { connection throws(StoreError) in
             try connection.query(
-                "UPDATE public.push_sends SET total = stored, finished_at = CASE WHEN delivered + failed >= stored THEN $1::timestamptz ELSE finished_at END WHERE stored < total AND created_at < now() - interval '5 minutes'",
+                "UPDATE public.push_sends SET total = stored, finished_at = CASE WHEN delivered + failed >= stored THEN $1::timestamptz ELSE finished_at END WHERE stored < total AND coalesce(stored_at, created_at) < now() - interval '1 minute'",
                 [time])
         }
     }
@@ -104,7 +104,11 @@ extension PostgresStore {
     public func renewLeases(owner: String, leaseSeconds: Int) throws(StoreError) {
         try run { connection throws(StoreError) in
             try connection.query(
-                "UPDATE public.push_jobs SET lease_until = now() + make_interval(secs => $2::int) WHERE lease_owner = $1 AND state = 'pending'",
+                // SKIP LOCKED: a job whose outcome is being recorded right now is not waited for.
+                """
+                UPDATE public.push_jobs SET lease_until = now() + make_interval(secs => $2::int)
+                WHERE id IN (SELECT id FROM public.push_jobs WHERE lease_owner = $1 AND state = 'pending' ORDER BY id FOR UPDATE SKIP LOCKED)
+                """,
                 [owner, String(leaseSeconds)])
         }
     }
@@ -140,6 +144,8 @@ extension PostgresStore {
 
     public func finishJobs(_ results: [PushJobResult]) throws(StoreError) {
         guard !results.isEmpty else { return }
+        // Rows are locked in id order, and sends below in key order, so processes never deadlock.
+        let results = results.sorted { $0.jobID < $1.jobID }
         let time = Timestamp.postgres(now())
         try run { connection throws(StoreError) in
             // Only jobs still pending change, so an outcome recorded twice is counted once; the
@@ -164,11 +170,11 @@ extension PostgresStore {
                 if row[1] != "delivered" { count.reasons[row[2] ?? "Unknown", default: 0] += 1 }
                 counts[send] = count
             }
-            for (send, count) in counts {
+            for (send, count) in counts.sorted(by: { $0.key < $1.key }) {
                 try connection.query(
                     "UPDATE public.push_sends SET delivered = delivered + $1, failed = failed + $2, removed = removed + $3, redelivered = redelivered + $6, finished_at = CASE WHEN delivered + $1 + failed + $2 >= total THEN $4::timestamptz ELSE finished_at END WHERE id = $5",
                     [String(count.delivered), String(count.failed), String(count.removed), time, send, String(count.redelivered)])
-                for (name, number) in count.reasons {
+                for (name, number) in count.reasons.sorted(by: { $0.key < $1.key }) {
                     try connection.query(
                         "INSERT INTO public.push_send_reasons (send_id, reason, count) VALUES ($1, $2, $3) ON CONFLICT (send_id, reason) DO UPDATE SET count = push_send_reasons.count + excluded.count",
                         [send, name, String(number)])

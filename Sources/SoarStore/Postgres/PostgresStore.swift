@@ -84,8 +84,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
                 begin += ", set_config('request.jwt.claim.sub', \(connection.literal(access.userID ?? "")), true)"
                 begin += ", set_config('request.jwt.claim.role', \(connection.literal(access.role.rawValue)), true)"
             }
-            try connection.execute(begin)
             do throws(StoreError) {
+                try connection.execute(begin)
                 let value = try body(connection)
                 try connection.execute("COMMIT")
                 return value
@@ -96,10 +96,19 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
-    /// A URL with a connect timeout, so an unreachable database fails a request instead of hanging it.
+    /// The connection string with limits, so nothing waits forever: 5 s to connect, keepalives
+    /// and a TCP user timeout for a silent peer, 30 s a statement and 10 s for a lock. Settings
+    /// the caller gave win.
     private static func withTimeout(_ url: String) -> String {
-        guard !url.contains("connect_timeout") else { return url }
-        return url + (url.contains("?") ? "&" : "?") + "connect_timeout=5"
+        let settings = [
+            ("connect_timeout", "5"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+            ("tcp_user_timeout", "30000"), ("options", "-c statement_timeout=30000 -c lock_timeout=10000"),
+        ].filter { !url.contains($0.0) }
+        if url.contains("://") {
+            let query = settings.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.1)" }.joined(separator: "&")
+            return query.isEmpty ? url : url + (url.contains("?") ? "&" : "?") + query
+        }
+        return ([url] + settings.map { "\($0.0)='\($0.1)'" }).joined(separator: " ")
     }
 
     /// The URL for the banner and logs: the password replaced.
