@@ -1,4 +1,5 @@
 import Foundation
+import SoarStore
 import Synchronization
 
 /// A throwaway PostgreSQL 15 cluster for this test process: `initdb` in a temporary directory as
@@ -15,6 +16,7 @@ public final class PostgresCluster: Sendable {
     public let directory: String
     private let binaries: String
     private let databases = Mutex(0)
+    private let templateReady = Mutex(false)
     private static let running = Mutex<String?>(nil)
 
     private init() throws(FixtureError) {
@@ -41,8 +43,35 @@ public final class PostgresCluster: Sendable {
 
     /// A new, empty database; returns its URL (`postgres://postgres@127.0.0.1:PORT/NAME`).
     public func createDatabase() throws -> String {
+        try create("")
+    }
+
+    /// A new database with every migration applied, copied from a template migrated once per
+    /// process: creating one is a file copy, with no migrations (and no lock) per test.
+    public func createMigratedDatabase() throws -> String {
+        try Self.migrations.withLock {
+            guard !templateReady.withLock({ $0 }) else { return }
+            let template = "soar_template_\(getpid())"
+            try Self.check(try ProcessRunner.run("/usr/bin/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q", "-c", "CREATE DATABASE \(template)"]), "CREATE DATABASE")
+            // Migrated, then closed: a template must have no connections when it is copied.
+            try PostgresStore(url: url(template), poolSize: 1).close()
+            templateReady.withLock { $0 = true }
+        }
+        return try create(" TEMPLATE soar_template_\(getpid())")
+    }
+
+    private func create(_ suffix: String) throws -> String {
         let name = "soar_test_\(getpid())_\(databases.withLock { $0 += 1; return $0 })"
-        try Self.check(try ProcessRunner.run("/usr/bin/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q", "-c", "CREATE DATABASE \(name)"]), "CREATE DATABASE")
+        var last: ProcessResult?
+        // Two copies of one template at the same instant can collide ("being accessed by other users").
+        for _ in 0..<20 {
+            let run = try ProcessRunner.run("/usr/bin/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q", "-c", "CREATE DATABASE \(name)\(suffix)"])
+            if run.status == 0 { return url(name) }
+            last = run
+            guard run.stderr.contains("being accessed by other users") else { break }
+            usleep(50_000)
+        }
+        try Self.check(last!, "CREATE DATABASE")
         return url(name)
     }
 

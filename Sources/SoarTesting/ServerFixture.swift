@@ -39,7 +39,7 @@ public final class ServerFixture: Sendable {
         let store: any Store
         if PostgresCluster.selected {
             // SOAR_TEST_STORE=postgres: the same tests against a fresh database of the test cluster.
-            store = try PostgresCluster.migrating { try PostgresStore(url: try PostgresCluster.shared.get().createDatabase(), poolSize: 8, now: now) }
+            store = try PostgresStore(url: try PostgresCluster.shared.get().createMigratedDatabase(), poolSize: 8, now: now)
         } else {
             store = try SQLiteStore(path: directory.path + "/soar.db", now: now)
         }

@@ -13,7 +13,7 @@ public struct TestDatabase: Sendable {
 
     public init(directory: String) throws {
         if PostgresCluster.selected {
-            let url = try PostgresCluster.shared.get().createDatabase()
+            let url = try PostgresCluster.shared.get().createMigratedDatabase()
             arguments = ["--database-url", url]
             environment = ["JWT_SECRET": "an-end-to-end-test-secret-0123456789abcdef"]
             banner = "database: postgres \(url)"

@@ -74,8 +74,10 @@ final class Locked<Value>: @unchecked Sendable {
         let answer = try JSONSerialization.jsonObject(with: Data(sent.stdout.utf8)) as? [String: Any]
         let sendID = try #require(answer?["send_id"] as? String, "\(sent.stdout)")
         #expect(answer?["devices"] as? Int == 50_000)
-        // The second process is killed once the sending is well under way.
+        // The second process is killed once the sending is well under way, while it holds jobs.
+        let held = "SELECT count(*) FROM public.push_jobs WHERE state = 'pending' AND lease_owner LIKE '\(servers[1].pid)-%'"
         #expect(eventually(within: .seconds(60)) { stats() >= 5_000 })
+        #expect(eventually(within: .seconds(60)) { (Int((try? cluster.psql(name, held))?.trimmingCharacters(in: .newlines) ?? "") ?? 0) > 0 })
         kill(servers[1].pid, SIGKILL)
         #expect(servers[1].stop() == -9)
         #expect(stats() < 50_000, "the kill came mid-send")

@@ -19,8 +19,8 @@ final class PushWorker: Sendable {
     private let wakeups: AsyncStream<Void>.Continuation
     private let stream: AsyncStream<Void>
     private let task = Mutex<Task<Void, Never>?>(nil)
-    /// This worker's name on its leases.
-    private let owner = RandomUUID.lowercase()
+    /// This worker's name on its leases: its process id, then a random part (`4242-9f1c…`).
+    private let owner = "\(ProcessInfo.processInfo.processIdentifier)-\(RandomUUID.lowercase())"
     /// How long a claim holds without a heartbeat: a dead worker's jobs wait this long at most.
     static let leaseSeconds = 10
 
