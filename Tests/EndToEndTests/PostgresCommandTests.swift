@@ -1,14 +1,7 @@
 import Foundation
+import SoarStore
 import SoarTesting
 import Testing
-
-/// A value several threads write.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
-}
 
 /// `soar migrate` and `soar serve` on PostgreSQL, several processes on one database.
 @Suite(.timeLimit(.minutes(2))) struct PostgresCommandTests {

@@ -1,6 +1,7 @@
 import Foundation
 import SoarAPNs
 import SoarCore
+import SoarStore
 
 /// Delivers one notification to one device and keeps `device_tokens` true to what APNs says:
 /// a BadDeviceToken is tried once in the other environment (a TestFlight token sent to the
