@@ -17,118 +17,124 @@ extension APNsClient {
     where S.Element == APNsNotification {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
             BulkSend(client: self, iterator: notifications.makeIterator(), maxInFlight: max(1, maxInFlight),
-                     deliver: { continuation.yield($0) }, done: { continuation.finish() }).pump()
+                     deliver: { continuation.yield($0) }, done: { continuation.finish() }).start()
         }
     }
 
-    /// The same bulk send, handing each result to `onResult` on the transport's thread as it
-    /// arrives (no hop to another task per result, for the highest throughput); returns when
-    /// every notification has ended. `onResult` must be quick and thread-safe.
+    /// The same bulk send, handing each result to `onResult` as it arrives (no task per result,
+    /// for the highest throughput); returns when every notification has ended. `onResult` runs on
+    /// the send's own thread, one result at a time.
     public func send<S: Sequence>(_ notifications: S, maxInFlight: Int = 1000, onResult: @escaping @Sendable (APNsResult) -> Void) async
     where S.Element == APNsNotification {
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
             BulkSend(client: self, iterator: notifications.makeIterator(), maxInFlight: max(1, maxInFlight),
-                     deliver: onResult, done: { finished.resume() }).pump()
+                     deliver: onResult, done: { finished.resume() }).start()
         }
     }
 }
 
-/// The state of one bulk send; `pump` runs from the caller and from each completion.
-/// What a completion calls back: not generic, so the closure carries no iterator metatype.
-private protocol BulkCompletion: AnyObject, Sendable {
-    func finish(_ index: Int, _ notification: APNsNotification, _ outcome: APNsOutcome, pumping: Bool)
-}
-
-private final class BulkSend<Iterator: IteratorProtocol>: BulkCompletion, @unchecked Sendable where Iterator.Element == APNsNotification {
-    private struct State {
-        var iterator: Iterator
-        var next = 0
+/// One bulk send, on a thread of its own: it reads the sequence, makes each request (Apple's
+/// rules, the apns-id, the headers) and hands the caller its results, in batches, while the
+/// transport's loop thread only moves bytes; a completion there just queues its outcome.
+private final class BulkSend<Iterator: IteratorProtocol>: @unchecked Sendable where Iterator.Element == APNsNotification {
+    /// Guarded by `condition`.
+    private struct Shared {
+        var ended: [APNsResult] = []
         var inFlight = 0
-        var exhausted = false
-        var finished = false
-        /// A pump is running; a completion that arrives inside it (an immediate failure, say)
-        /// asks it to go round again instead of pumping on top of it, so the stack stays flat
-        /// however many notifications fail at once.
-        var pumping = false
-        var pumpAgain = false
+        /// The send's thread waits for this many results (or the last one) before it goes on.
+        var wakeAt: Int?
     }
 
     let client: APNsClient
     let maxInFlight: Int
     let deliver: @Sendable (APNsResult) -> Void
     let done: @Sendable () -> Void
-    /// Guarded by `lock`: the iterator is not Sendable, so a Mutex cannot own it.
-    private var state: State
-    private let lock = NSLock()
+    /// Used on the send's thread only.
+    private var iterator: Iterator
+    private var nextIndex = 0
+    private let condition = NSCondition()
+    private var shared = Shared()
+    /// Results are taken in batches of about this many, so the loop thread rarely wakes this one.
+    private let batch: Int
 
     init(client: APNsClient, iterator: Iterator, maxInFlight: Int, deliver: @escaping @Sendable (APNsResult) -> Void, done: @escaping @Sendable () -> Void) {
         self.client = client
         self.maxInFlight = maxInFlight
         self.deliver = deliver
         self.done = done
-        self.state = State(iterator: iterator)
+        self.iterator = iterator
+        batch = max(1, min(64, maxInFlight / 8))
     }
 
-    /// Starts requests until `maxInFlight` are outstanding; finishes the stream when all are done.
-    func pump() {
-        let first = locked { state -> Bool in
-            guard !state.pumping else {
-                state.pumpAgain = true
-                return false
-            }
-            state.pumping = true
-            return true
-        }
-        guard first else { return }
-        repeat { startRequests() } while locked { state -> Bool in
-            if state.pumpAgain {
-                state.pumpAgain = false
-                return true
-            }
-            state.pumping = false
-            return false
-        }
-        // Exactly one caller sees the last completion, so `done` runs once.
-        let finished = locked { state -> Bool in
-            guard state.exhausted, state.inFlight == 0, !state.finished else { return false }
-            state.finished = true
-            return true
-        }
-        if finished { done() }
+    func start() {
+        let thread = Thread { self.run() }
+        thread.name = "soar-apns-bulk"
+        thread.start()
     }
 
-    private func startRequests() {
+    private func run() {
+        var exhausted = false
+        var taken: [APNsResult] = []
         while true {
-            let taken: (Int, APNsNotification)? = locked { state in
-                guard !state.exhausted, state.inFlight < maxInFlight else { return nil }
-                guard let notification = state.iterator.next() else {
-                    state.exhausted = true
-                    return nil
+            let room: Int = condition.withLock {
+                // Wait while there is nothing to start and too few results to be worth a turn;
+                // the timed wait hands over a trickle of results from a slow server as well.
+                while shared.ended.count < batch, shared.inFlight > 0, exhausted || shared.inFlight > maxInFlight - batch {
+                    shared.wakeAt = batch
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+                    shared.wakeAt = nil
+                    if !shared.ended.isEmpty { break }
                 }
-                state.inFlight += 1
-                defer { state.next += 1 }
-                return (state.next, notification)
+                swap(&taken, &shared.ended)
+                return maxInFlight - shared.inFlight
             }
-            guard let (index, notification) = taken else { break }
+            for result in taken { deliver(result) }
+            taken.removeAll(keepingCapacity: true)
+            if exhausted {
+                if condition.withLock({ shared.inFlight == 0 && shared.ended.isEmpty }) { break }
+                continue
+            }
+            exhausted = startRequests(upTo: room)
+        }
+        done()
+    }
+
+    /// Starts up to `room` requests.
+    ///
+    /// - Returns: whether the sequence has ended.
+    private func startRequests(upTo room: Int) -> Bool {
+        var requests: [(Int, APNsNotification, APNsRequest)] = []
+        var exhausted = false
+        while requests.count < room {
+            guard let notification = iterator.next() else {
+                exhausted = true
+                break
+            }
+            let index = nextIndex
+            nextIndex += 1
             do {
-                let request = try APNsRequest(notification, bundleID: client.configuration.bundleID)
-                let completion: any BulkCompletion = self
-                client.dispatch(request, attempt: 1) { outcome in completion.finish(index, notification, outcome, pumping: true) }
+                requests.append((index, notification, try APNsRequest(notification, bundleID: client.configuration.bundleID)))
             } catch {
-                finish(index, notification, .failed(.invalidRequest(error)), pumping: false)
+                deliver(APNsResult(index: index, notification: notification, outcome: .failed(.invalidRequest(error))))
             }
         }
+        // Counted before any is sent: a completion may come back at once.
+        condition.withLock { shared.inFlight += requests.count }
+        for (index, notification, request) in requests {
+            client.dispatch(request, attempt: 1) { [self] outcome in ended(APNsResult(index: index, notification: notification, outcome: outcome)) }
+        }
+        return exhausted
     }
 
-    private func locked<T>(_ body: (inout State) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
-    }
-
-    func finish(_ index: Int, _ notification: APNsNotification, _ outcome: APNsOutcome, pumping: Bool) {
-        deliver(APNsResult(index: index, notification: notification, outcome: outcome))
-        locked { $0.inFlight -= 1 }
-        if pumping { pump() }
+    /// A request's final outcome, from the transport's thread (or wherever a retry ended).
+    private func ended(_ result: APNsResult) {
+        let wake: Bool = condition.withLock {
+            shared.ended.append(result)
+            shared.inFlight -= 1
+            guard let wakeAt = shared.wakeAt, shared.ended.count >= wakeAt || shared.inFlight == 0 else { return false }
+            shared.wakeAt = nil  // one signal is enough
+            return true
+        }
+        if wake { condition.signal() }
     }
 }

@@ -62,15 +62,15 @@ struct PushSendCommand: Command {
         var tokens = arguments.all("--token").flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         if let file = arguments.value("--tokens-file") { tokens += try Self.readTokens(file) }
         // Each device once: a token listed twice would get the notification twice.
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: tokens.count)
+        var unique: [String] = []
+        unique.reserveCapacity(tokens.count)
         var duplicates = 0
-        self.tokens = tokens.filter { token in
-            guard !token.isEmpty else { return false }
+        for token in tokens where !token.isEmpty {
             let key = token.utf8.contains { $0 >= 65 && $0 <= 90 } ? token.lowercased() : token  // no copy for the usual lowercase
-            if seen.insert(key).inserted { return true }
-            duplicates += 1
-            return false
+            if seen.insert(key).inserted { unique.append(token) } else { duplicates += 1 }
         }
+        self.tokens = unique
         self.duplicates = duplicates
 
         let pushType = try arguments.pushType()
@@ -243,12 +243,21 @@ struct PushSendCommand: Command {
         func blank(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 13 }
         let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data  // a byte-order mark is not part of a token
         return text.withUnsafeBytes { bytes in
-            bytes.split(separator: 10).compactMap { line in
-                guard let first = line.firstIndex(where: { !blank($0) }), let last = line.lastIndex(where: { !blank($0) }),
-                    line[first] != UInt8(ascii: "#")
-                else { return nil }
-                return String(decoding: line[first...last], as: UTF8.self)
+            var tokens: [String] = []
+            tokens.reserveCapacity(bytes.count / 65 + 1)
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != 10 { end += 1 }
+                var (first, last) = (start, end)
+                while first < last, blank(bytes[first]) { first += 1 }
+                while last > first, blank(bytes[last - 1]) { last -= 1 }
+                if first < last, bytes[first] != UInt8(ascii: "#") {
+                    tokens.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[first..<last]), as: UTF8.self))
+                }
+                start = end + 1
             }
+            return tokens
         }
     }
 }
