@@ -33,18 +33,50 @@ extension APNsClient {
     }
 }
 
-/// One bulk send, on a thread of its own: it reads the sequence, makes each request (Apple's
-/// rules, the apns-id, the headers) and hands the caller its results, in batches, while the
-/// transport's loop thread only moves bytes; a completion there just queues its outcome.
-private final class BulkSend<Iterator: IteratorProtocol>: @unchecked Sendable where Iterator.Element == APNsNotification {
+/// What a bulk send's thread runs; not generic, so starting it captures no iterator metatype.
+private protocol BulkRunner: AnyObject, Sendable {
+    func run()
+}
+
+extension BulkRunner {
+    func start() {
+        let thread = Thread { self.run() }
+        thread.name = "soar-apns-bulk"
+        thread.start()
+    }
+}
+
+/// Where completions leave their results for the send's thread. Not generic, so a completion
+/// closure captures no iterator metatype.
+private final class BulkResults: @unchecked Sendable {
     /// Guarded by `condition`.
-    private struct Shared {
+    struct Shared {
         var ended: [APNsResult] = []
         var inFlight = 0
         /// The send's thread waits for this many results (or the last one) before it goes on.
         var wakeAt: Int?
     }
 
+    let condition = NSCondition()
+    var shared = Shared()
+
+    /// A request's final outcome, from the transport's thread (or wherever a retry ended).
+    func ended(_ result: APNsResult) {
+        let wake: Bool = condition.withLock {
+            shared.ended.append(result)
+            shared.inFlight -= 1
+            guard let wakeAt = shared.wakeAt, shared.ended.count >= wakeAt || shared.inFlight == 0 else { return false }
+            shared.wakeAt = nil  // one signal is enough
+            return true
+        }
+        if wake { condition.signal() }
+    }
+}
+
+/// One bulk send, on a thread of its own: it reads the sequence, makes each request (Apple's
+/// rules, the apns-id, the headers) and hands the caller its results, in batches, while the
+/// transport's loop thread only moves bytes; a completion there just queues its outcome.
+private final class BulkSend<Iterator: IteratorProtocol>: BulkRunner, @unchecked Sendable where Iterator.Element == APNsNotification {
     let client: APNsClient
     let maxInFlight: Int
     let deliver: @Sendable (APNsResult) -> Void
@@ -52,8 +84,7 @@ private final class BulkSend<Iterator: IteratorProtocol>: @unchecked Sendable wh
     /// Used on the send's thread only.
     private var iterator: Iterator
     private var nextIndex = 0
-    private let condition = NSCondition()
-    private var shared = Shared()
+    private let results = BulkResults()
     /// Results are taken in batches of about this many, so the loop thread rarely wakes this one.
     private let batch: Int
 
@@ -66,32 +97,27 @@ private final class BulkSend<Iterator: IteratorProtocol>: @unchecked Sendable wh
         batch = max(1, min(64, maxInFlight / 8))
     }
 
-    func start() {
-        let thread = Thread { self.run() }
-        thread.name = "soar-apns-bulk"
-        thread.start()
-    }
-
-    private func run() {
+    func run() {
         var exhausted = false
         var taken: [APNsResult] = []
+        let condition = results.condition
         while true {
             let room: Int = condition.withLock {
                 // Wait while there is nothing to start and too few results to be worth a turn;
                 // the timed wait hands over a trickle of results from a slow server as well.
-                while shared.ended.count < batch, shared.inFlight > 0, exhausted || shared.inFlight > maxInFlight - batch {
-                    shared.wakeAt = batch
+                while results.shared.ended.count < batch, results.shared.inFlight > 0, exhausted || results.shared.inFlight > maxInFlight - batch {
+                    results.shared.wakeAt = batch
                     _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
-                    shared.wakeAt = nil
-                    if !shared.ended.isEmpty { break }
+                    results.shared.wakeAt = nil
+                    if !results.shared.ended.isEmpty { break }
                 }
-                swap(&taken, &shared.ended)
-                return maxInFlight - shared.inFlight
+                swap(&taken, &results.shared.ended)
+                return maxInFlight - results.shared.inFlight
             }
             for result in taken { deliver(result) }
             taken.removeAll(keepingCapacity: true)
             if exhausted {
-                if condition.withLock({ shared.inFlight == 0 && shared.ended.isEmpty }) { break }
+                if condition.withLock({ results.shared.inFlight == 0 && results.shared.ended.isEmpty }) { break }
                 continue
             }
             exhausted = startRequests(upTo: room)
@@ -119,22 +145,11 @@ private final class BulkSend<Iterator: IteratorProtocol>: @unchecked Sendable wh
             }
         }
         // Counted before any is sent: a completion may come back at once.
-        condition.withLock { shared.inFlight += requests.count }
+        results.condition.withLock { results.shared.inFlight += requests.count }
+        let inbox = results
         for (index, notification, request) in requests {
-            client.dispatch(request, attempt: 1) { [self] outcome in ended(APNsResult(index: index, notification: notification, outcome: outcome)) }
+            client.dispatch(request, attempt: 1) { outcome in inbox.ended(APNsResult(index: index, notification: notification, outcome: outcome)) }
         }
         return exhausted
-    }
-
-    /// A request's final outcome, from the transport's thread (or wherever a retry ended).
-    private func ended(_ result: APNsResult) {
-        let wake: Bool = condition.withLock {
-            shared.ended.append(result)
-            shared.inFlight -= 1
-            guard let wakeAt = shared.wakeAt, shared.ended.count >= wakeAt || shared.inFlight == 0 else { return false }
-            shared.wakeAt = nil  // one signal is enough
-            return true
-        }
-        if wake { condition.signal() }
     }
 }

@@ -151,6 +151,26 @@ import Testing
         #expect(failed == 100_000)
     }
 
+    @Test func aBulkSendHandsEachResultOnceFromItsOwnThreadNeverTheTransports() async throws {
+        // The transport's loop thread only moves bytes: a slow result handler must not hold it up.
+        let fixture = try EmulatorFixture()
+        let client = try Self.client(fixture)
+        let loop = try #require((client.transport as? H2Transport)?.loop)
+        let seen = Mutex<(indices: [Int], onLoop: Int)>(([], 0))
+        let notifications = (0..<300).lazy.map { String(format: "%064x", $0) }.map { APNsNotification(token: $0, payload: .alert(title: "t", body: "b")) }
+        await client.send(notifications, maxInFlight: 40) { result in
+            #expect(result.outcome.isDelivered)
+            seen.withLock {
+                $0.indices.append(result.index)
+                if loop.inLoop { $0.onLoop += 1 }
+            }
+        }
+        let (indices, onLoop) = seen.withLock { $0 }
+        #expect(indices.sorted() == Array(0..<300))
+        #expect(onLoop == 0)
+        #expect(fixture.emulator.state.counters.accepted == 300)
+    }
+
     @Test func aServerThatTakesTCPButNeverSpeaksIsAConfigurationErrorNotRetried() async throws {
         let fixture = try EmulatorFixture()
         let silent = try Sockets.listen(host: "127.0.0.1", port: 0)  // the kernel completes TCP; nobody answers

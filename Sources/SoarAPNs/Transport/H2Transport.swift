@@ -1,6 +1,7 @@
 import Foundation
 import SoarCrypto
 import SoarHTTP2
+import Synchronization
 
 /// HTTP/2 to APNs on one ``EventLoop`` thread: a ``ConnectionPool`` decides, ``ClientConnection``s
 /// move the bytes, and this type carries the pool's actions out and reports back what happened.
@@ -28,6 +29,8 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     let options: Options
     let tlsContext: TLSClientContext?
     private(set) var loop: EventLoop!
+    /// Requests handed in from other threads, waiting for the loop to take them.
+    private let inbox = Mutex<[Pending]>([])
     /// Scratch space for reads, shared by the connections.
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     // Loop thread only:
@@ -65,14 +68,25 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
         // From the loop's own thread (a completion sending the next notification) the request is
         // taken at once, so it leaves with this turn's writes instead of waiting for the next turn.
-        if loop.inLoop { return accept(request, completion) }
-        let queued = loop.execute { [self] in accept(request, completion) }
-        if !queued { completion(.failure(.shutDown)) }
+        if loop.inLoop { return accept(Pending(request: request, completion: completion)) }
+        // From other threads requests gather in the inbox, and one loop task takes all that came
+        // meanwhile: a bulk send's thousands cost a handful of tasks, not one each.
+        let first = inbox.withLock { inbox in
+            inbox.append(Pending(request: request, completion: completion))
+            return inbox.count == 1
+        }
+        guard first else { return }
+        let queued = loop.execute { [self] in
+            for pending in inbox.withLock({ $0.take() }) { accept(pending) }
+        }
+        if !queued {
+            for pending in inbox.withLock({ $0.take() }) { pending.completion(.failure(.shutDown)) }
+        }
     }
 
-    private func accept(_ request: TransportRequest, _ completion: @escaping @Sendable (TransportResult) -> Void) {
+    private func accept(_ request: Pending) {
         nextRequest += 1
-        pending[nextRequest] = Pending(request: request, completion: completion)
+        pending[nextRequest] = request
         apply(pool.enqueue(nextRequest, now: loop.now))
     }
 
@@ -210,6 +224,14 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     func goawayReceived(_ connection: ClientConnection) { apply(pool.goawayReceived(connection.id, now: loop.now)) }
 
     func pingAnswered(_ connection: ClientConnection) { pool.pingAnswered(connection.id, now: loop.now) }
+}
+
+extension Array {
+    /// The elements, leaving the array empty.
+    fileprivate mutating func take() -> Array {
+        defer { self = [] }
+        return self
+    }
 }
 
 extension Duration {

@@ -41,8 +41,12 @@ public struct PushToken: Hashable, Sendable, Codable, CustomStringConvertible {
     ///
     /// - Throws: ``PushTokenError`` as ``init(hex:)`` does.
     public static func normalizedHex(_ text: String) throws(PushTokenError) -> String {
-        let utf8 = text.utf8
-        if !utf8.isEmpty, utf8.count.isMultiple(of: 2), utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) { return text }
+        let lowercaseHex = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.isEmpty, bytes.count.isMultiple(of: 2) else { return false }
+            for byte in bytes where !(byte &- 48 < 10 || byte &- 97 < 6) { return false }
+            return true
+        }
+        if lowercaseHex == true { return text }
         return try PushToken(hex: text).hex
     }
 
