@@ -70,9 +70,11 @@ final class ClientConnection: H2ClientSessionDelegate {
         }
         do {
             // No server push; a window large enough that answers never wait on WINDOW_UPDATE.
-            // APNs says all that matters in `apns-*` headers and the body.
+            // APNs says all that matters in `apns-*` headers and the body; its `apns-id` repeats
+            // the one the request carried, which the client already has.
             session = try H2ClientSession(
-                fd: fd, tls: tls, settings: [.noServerPush, .initialWindowSize(1 << 20)], keepingHeadersPrefixed: "apns-", delegate: self)
+                fd: fd, tls: tls, settings: [.noServerPush, .initialWindowSize(1 << 20)],
+                keepingHeaders: { $0.starts(with: "apns-".utf8) && !$0.elementsEqual("apns-id".utf8) }, delegate: self)
         } catch {
             return TransportError(.unreachable, "cannot start HTTP/2: \(error)")
         }

@@ -95,13 +95,22 @@ struct ConnectionPool {
     // MARK: - Events
 
     mutating func enqueue(_ id: RequestID, now: UInt64) -> [Action] {
-        guard !isShutDown else { return [.fail(id, .shutDown)] }
-        if let failed = lastFailure, elapsed(now, since: failed.at) < configuration.holdDown,
-            !resolving, !connections.values.contains(where: { $0.state != .draining })
-        {
-            return [.fail(id, failed.error)]
+        enqueue(CollectionOfOne(id), now: now)
+    }
+
+    /// Several requests at once: one round of scheduling for all of them.
+    mutating func enqueue(_ ids: some Sequence<RequestID>, now: UInt64) -> [Action] {
+        for id in ids {
+            if isShutDown {
+                actions.append(.fail(id, .shutDown))
+            } else if let failed = lastFailure, elapsed(now, since: failed.at) < configuration.holdDown,
+                !resolving, !connections.values.contains(where: { $0.state != .draining })
+            {
+                actions.append(.fail(id, failed.error))
+            } else {
+                queue.append(Waiting(id: id, deadline: now + configuration.timeout))
+            }
         }
-        queue.append(Waiting(id: id, deadline: now + configuration.timeout))
         schedule(now: now)
         return take()
     }

@@ -68,7 +68,7 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
         // From the loop's own thread (a completion sending the next notification) the request is
         // taken at once, so it leaves with this turn's writes instead of waiting for the next turn.
-        if loop.inLoop { return accept(Pending(request: request, completion: completion)) }
+        if loop.inLoop { return accept([Pending(request: request, completion: completion)]) }
         // From other threads requests gather in the inbox, and one loop task takes all that came
         // meanwhile: a bulk send's thousands cost a handful of tasks, not one each.
         let first = inbox.withLock { inbox in
@@ -76,18 +76,20 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
             return inbox.count == 1
         }
         guard first else { return }
-        let queued = loop.execute { [self] in
-            for pending in inbox.withLock({ $0.take() }) { accept(pending) }
-        }
+        let queued = loop.execute { [self] in accept(inbox.withLock { $0.take() }) }
         if !queued {
             for pending in inbox.withLock({ $0.take() }) { pending.completion(.failure(.shutDown)) }
         }
     }
 
-    private func accept(_ request: Pending) {
-        nextRequest += 1
-        pending[nextRequest] = request
-        apply(pool.enqueue(nextRequest, now: loop.now))
+    private func accept(_ requests: [Pending]) {
+        guard !requests.isEmpty else { return }
+        let first = nextRequest + 1
+        for request in requests {
+            nextRequest += 1
+            pending[nextRequest] = request
+        }
+        apply(pool.enqueue(first...nextRequest, now: loop.now))
     }
 
     /// Fails what is still queued or in flight, closes the connections and stops the thread;

@@ -34,23 +34,22 @@ public final class H2ClientSession {
     var headersWritten: [(stream: Int32, end: UInt64)] = []
     /// Response bodies are kept up to this size.
     let maxResponseBody: Int
-    /// Only response headers whose names start with this are kept (all when empty): no String is
-    /// made for the rest (`server`, `date` and the like).
-    let keptHeaderPrefix: [UInt8]
+    /// Which response headers are kept, by name: no String is made for the rest (`server`,
+    /// `date` and the like).
+    let keepsHeader: (UnsafeBufferPointer<UInt8>) -> Bool
 
     /// Starts a session on a connected socket and queues our SETTINGS.
     ///
     /// - Throws: ``H2Error`` when nghttp2 cannot make the session.
     ///
-    /// - Parameter keepingHeadersPrefixed: keep only response headers whose names start with
-    ///   this (`apns-` for APNs); all when empty.
+    /// - Parameter keepingHeaders: which response headers to keep, by name (all by default).
     public init(
-        fd: Int32, tls: TLSSession?, settings: [H2Setting], maxResponseBody: Int = 64 * 1024, keepingHeadersPrefixed prefix: String = "",
-        delegate: any H2ClientSessionDelegate
+        fd: Int32, tls: TLSSession?, settings: [H2Setting], maxResponseBody: Int = 64 * 1024,
+        keepingHeaders: @escaping (UnsafeBufferPointer<UInt8>) -> Bool = { _ in true }, delegate: any H2ClientSessionDelegate
     ) throws(H2Error) {
         self.delegate = delegate
         self.maxResponseBody = maxResponseBody
-        keptHeaderPrefix = Array(prefix.utf8)
+        keepsHeader = keepingHeaders
         let session = try makeSession(server: false) { callbacks in
             nghttp2_session_callbacks_set_on_header_callback(callbacks, clientOnHeader)
             nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, clientOnData)
@@ -128,7 +127,7 @@ private func clientOnHeader(
         let status = text.reduce(0) { $1 >= 48 && $1 <= 57 ? $0 * 10 + Int($1 - 48) : -1_000 }
         // Interim 1xx answers are skipped; the final status is what counts.
         if status >= 200 { owner.responses[id]?.status = status }
-    } else if key.first != UInt8(ascii: ":"), key.starts(with: owner.keptHeaderPrefix) {
+    } else if key.first != UInt8(ascii: ":"), owner.keepsHeader(key) {
         owner.responses[id]?.headers.append((String(decoding: key, as: UTF8.self), String(decoding: text, as: UTF8.self)))
     }
     return 0
