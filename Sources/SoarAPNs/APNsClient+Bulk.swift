@@ -9,14 +9,15 @@ public struct APNsResult: Sendable {
 }
 
 extension APNsClient {
-    /// Sends a sequence of any length, keeping up to `maxInFlight` requests outstanding, and
-    /// streams each outcome as it arrives (not in input order; ``APNsResult/index`` tells).
+    /// Sends a sequence of any length, keeping up to `maxInFlight` requests outstanding
+    /// (``APNsConfiguration/bulkWindow`` by default), and streams each outcome as it arrives (not
+    /// in input order; ``APNsResult/index`` tells).
     ///
     /// The sequence is read lazily, so a million notifications never sit in memory at once.
-    public func send<S: Sequence>(_ notifications: S, maxInFlight: Int = 1000) -> AsyncStream<APNsResult>
+    public func send<S: Sequence>(_ notifications: S, maxInFlight: Int? = nil) -> AsyncStream<APNsResult>
     where S.Element == APNsNotification {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
-            BulkSend(client: self, iterator: notifications.makeIterator(), maxInFlight: max(1, maxInFlight),
+            BulkSend(client: self, iterator: notifications.makeIterator(), maxInFlight: max(1, maxInFlight ?? configuration.bulkWindow),
                      deliver: { continuation.yield($0) }, done: { continuation.finish() }).start()
         }
     }
@@ -24,10 +25,10 @@ extension APNsClient {
     /// The same bulk send, handing each result to `onResult` as it arrives (no task per result,
     /// for the highest throughput); returns when every notification has ended. `onResult` runs on
     /// the send's own thread, one result at a time.
-    public func send<S: Sequence>(_ notifications: S, maxInFlight: Int = 1000, onResult: @escaping @Sendable (APNsResult) -> Void) async
+    public func send<S: Sequence>(_ notifications: S, maxInFlight: Int? = nil, onResult: @escaping @Sendable (APNsResult) -> Void) async
     where S.Element == APNsNotification {
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            BulkSend(client: self, iterator: notifications.makeIterator(), maxInFlight: max(1, maxInFlight),
+            BulkSend(client: self, iterator: notifications.makeIterator(), maxInFlight: max(1, maxInFlight ?? configuration.bulkWindow),
                      deliver: onResult, done: { finished.resume() }).start()
         }
     }
@@ -114,13 +115,11 @@ private final class BulkSend<Iterator: IteratorProtocol>: BulkRunner, @unchecked
                 swap(&taken, &results.shared.ended)
                 return maxInFlight - results.shared.inFlight
             }
+            // New requests first, so the connections are full again before the caller's turn.
+            if !exhausted { exhausted = startRequests(upTo: room) }
             for result in taken { deliver(result) }
             taken.removeAll(keepingCapacity: true)
-            if exhausted {
-                if condition.withLock({ results.shared.inFlight == 0 && results.shared.ended.isEmpty }) { break }
-                continue
-            }
-            exhausted = startRequests(upTo: room)
+            if exhausted, condition.withLock({ results.shared.inFlight == 0 && results.shared.ended.isEmpty }) { break }
         }
         done()
     }

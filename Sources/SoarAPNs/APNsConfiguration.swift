@@ -13,6 +13,9 @@ public struct APNsConfiguration: Sendable {
     /// Streams opened on one connection at most; the server's SETTINGS_MAX_CONCURRENT_STREAMS may
     /// allow fewer (APNs: 1 until a first success, then often 1000).
     public var maxStreamsPerConnection = 1000
+    /// How many notifications a bulk send keeps outstanding when not told: as many as the
+    /// connections can carry at once, at most 1,000 (more only waits in the queue: measured slower).
+    public var bulkWindow: Int { max(1, min(1000, maxConnections * maxStreamsPerConnection)) }
     public var retry = RetryPolicy()
     /// How long one provider token is used (clamped to Apple's 20...60 minutes).
     public var tokenRefresh: TimeInterval = 50 * 60

@@ -36,17 +36,16 @@ struct BenchAPNsCommand: Command {
     func run(_ console: Console) async throws(CommandError) {
         let client = try send.makeClient()
         defer { client.shutdown() }
-        let inFlight = min(1000, send.connections * send.streams)
         let failed = Atomic(0)
         let count: @Sendable (APNsResult) -> Void = { if !$0.outcome.isDelivered { failed.add(1, ordering: .relaxed) } }
-        await client.send(send.notifications(send.tokens.prefix(warmup)), maxInFlight: inFlight, onResult: count)
+        await client.send(send.notifications(send.tokens.prefix(warmup)), onResult: count)
         let warmFailures = failed.load(ordering: .relaxed)
         if warmFailures == warmup, warmup > 0 { throw .unreachable("every warm-up notification failed; is \(client.configuration.environment.baseURL) up?") }
         failed.store(0, ordering: .relaxed)
         let timed = send.tokens.count - warmup
         let clock = ContinuousClock()
         let start = clock.now
-        await client.send(send.notifications(send.tokens.dropFirst(warmup)), maxInFlight: inFlight, onResult: count)
+        await client.send(send.notifications(send.tokens.dropFirst(warmup)), onResult: count)
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let failures = failed.load(ordering: .relaxed)

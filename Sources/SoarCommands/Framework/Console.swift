@@ -22,7 +22,11 @@ public struct Console: Sendable {
     }
 
     /// Writes a line to standard output.
-    public func print(_ line: String) { out(line + "\n") }
+    public func print(_ line: String) {
+        var line = line
+        line.append("\n")  // in place when the line has room, as result lines do
+        out(line)
+    }
 
     /// Writes a line to standard error.
     public func warn(_ line: String) { err(line + "\n") }
