@@ -16,6 +16,7 @@ public enum Migrations {
         File(name: "0005_notifications.sql", bytes: PackageResources._005_notifications_sql),
         File(name: "0006_device_tokens_one_owner.sql", bytes: PackageResources._006_device_tokens_one_owner_sql),
         File(name: "0007_push_leases.sql", bytes: PackageResources._007_push_leases_sql),
+        File(name: "0008_device_tokens_token_index.sql", bytes: PackageResources._008_device_tokens_token_index_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables

@@ -1,7 +1,7 @@
 import Foundation
 import SoarCore
 import SoarMigrations
-import SoarStore
+@testable import SoarStore
 import SoarTesting
 import Testing
 
@@ -32,6 +32,17 @@ import Testing
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../db/sqlite").standardized.path
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }.sorted()
         #expect(files == Migrations.sqlite.map(\.name), "a new SQL file needs its line in db/Migrations.swift")
+    }
+
+    @Test func registeringADeviceLooksItsTokenUpByIndexNotByScanningEveryRow() throws {
+        // The one-owner trigger runs on every registration; without the index it read the whole
+        // table each time, and registering 100,000 devices took minutes.
+        let store = try open()
+        let plan = try store.read { connection throws(StoreError) in
+            try connection.statement("EXPLAIN QUERY PLAN DELETE FROM device_tokens WHERE token = ?1 AND user_id <> ?2").rows([.text("00"), .text("u")])
+        }
+        let steps = plan.map { $0.map { "\($0)" }.joined(separator: " ") }.joined(separator: "\n")
+        #expect(steps.contains("INDEX device_tokens_token"), "\(steps)")
     }
 
     @Test func upsertingTheSameTokenTwiceKeepsOneRow() throws {

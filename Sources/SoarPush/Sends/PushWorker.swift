@@ -70,21 +70,34 @@ final class PushWorker: Sendable {
             rescue.cancel()
         }
         for await _ in stream {
+            // The next batch is claimed, and starts, while the last one is still out: the
+            // connections never drain at a batch's end, and no claim waits in the sending's way.
+            var previous: Task<Void, Never>?
             while !Task.isCancelled {
                 guard let jobs = try? store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease), !jobs.isEmpty else { break }
-                // The heartbeat has a thread of its own: busy async threads must not let a live
-                // worker's leases lapse.
-                let beating = Locked(true)
-                Thread.detachNewThread { [store, owner] in
-                    while beating.withLock({ $0 }) {
-                        for _ in 0..<(lease * 10 / 3) where beating.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.1) }
-                        if beating.withLock({ $0 }) { try? store.renewLeases(owner: owner, leaseSeconds: lease) }
-                    }
+                let current = Task { [self] in
+                    let beating = heartbeat(lease: lease)
+                    await deliver(jobs)
+                    beating.withLock { $0 = false }
                 }
-                await deliver(jobs)
-                beating.withLock { $0 = false }
+                await previous?.value
+                previous = current
+            }
+            await previous?.value
+        }
+    }
+
+    /// Renews this worker's leases until the flag it returns is cleared. It has a thread of its
+    /// own: busy async threads must not let a live worker's leases lapse.
+    private func heartbeat(lease: Int) -> Locked<Bool> {
+        let beating = Locked(true)
+        Thread.detachNewThread { [store, owner] in
+            while beating.withLock({ $0 }) {
+                for _ in 0..<(lease * 10 / 3) where beating.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.1) }
+                if beating.withLock({ $0 }) { try? store.renewLeases(owner: owner, leaseSeconds: lease) }
             }
         }
+        return beating
     }
 
     /// A send as the worker uses it: its request and the notification every job starts from.

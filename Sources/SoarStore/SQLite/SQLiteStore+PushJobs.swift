@@ -114,24 +114,42 @@ extension SQLiteStore {
     public func finishJobs(_ results: [PushJobResult]) throws(StoreError) {
         guard !results.isEmpty else { return }
         let time = Timestamp.postgres(now())
+        // Results that end alike (nearly all: delivered, nothing removed) are recorded by one
+        // statement each, over a JSON array of their job ids.
+        struct Ending: Hashable {
+            let delivered: Bool
+            let reason: String?
+            let environment: String?
+            let removed: Bool
+        }
+        var endings: [Ending: [Int64]] = [:]
+        for result in results {
+            endings[Ending(delivered: result.delivered, reason: result.reason, environment: result.environment, removed: result.removed), default: []]
+                .append(result.jobID)
+        }
         try write { connection throws(StoreError) in
             let update = try connection.statement(
-                "UPDATE push_jobs SET state = ?1, reason = ?2, environment = coalesce(?3, environment), removed = ?4, updated_at = ?5 WHERE id = ?6 AND state = 'pending' RETURNING send_id, attempts"
+                """
+                UPDATE push_jobs SET state = ?1, reason = ?2, environment = coalesce(?3, environment), removed = ?4, updated_at = ?5
+                WHERE id IN (SELECT value FROM json_each(?6)) AND state = 'pending' RETURNING send_id, attempts
+                """
             )
             // Only jobs that were still pending count, so an outcome recorded twice is counted once.
             var counts: [String: (delivered: Int, failed: Int, removed: Int, redelivered: Int, reasons: [String: Int])] = [:]
-            for result in results {
+            for (ending, ids) in endings {
                 let rows = try update.rows([
-                    .text(result.delivered ? "delivered" : "failed"), Self.optional(result.reason), Self.optional(result.environment),
-                    .integer(result.removed ? 1 : 0), .text(time), .integer(result.jobID),
+                    .text(ending.delivered ? "delivered" : "failed"), Self.optional(ending.reason), Self.optional(ending.environment),
+                    .integer(ending.removed ? 1 : 0), .text(time), .text("[" + ids.map(String.init).joined(separator: ",") + "]"),
                 ])
-                guard let row = rows.first, let send = Self.text(row[0]) else { continue }
-                var count = counts[send] ?? (0, 0, 0, 0, [:])
-                if Self.integer(row[1]) > 1 { count.redelivered += 1 }
-                if result.delivered { count.delivered += 1 } else { count.failed += 1 }
-                if result.removed { count.removed += 1 }
-                if !result.delivered { count.reasons[result.reason ?? "Unknown", default: 0] += 1 }
-                counts[send] = count
+                for row in rows {
+                    guard let send = Self.text(row[0]) else { continue }
+                    var count = counts[send] ?? (0, 0, 0, 0, [:])
+                    if Self.integer(row[1]) > 1 { count.redelivered += 1 }
+                    if ending.delivered { count.delivered += 1 } else { count.failed += 1 }
+                    if ending.removed { count.removed += 1 }
+                    if !ending.delivered { count.reasons[ending.reason ?? "Unknown", default: 0] += 1 }
+                    counts[send] = count
+                }
             }
             let tally = try connection.statement(
                 "UPDATE push_sends SET delivered = delivered + ?1, failed = failed + ?2, removed = removed + ?3, redelivered = redelivered + ?6, finished_at = CASE WHEN delivered + ?1 + failed + ?2 >= total THEN ?4 ELSE finished_at END WHERE id = ?5"
