@@ -1,12 +1,21 @@
 import Foundation
 
 /// One HTTP/2 POST as the transport sends it; the transport knows the scheme and authority.
-struct TransportRequest: Sendable {
-    var path: String
-    var headers: [(String, String)]
+///
+/// A class: it is handed from thread to thread and table to table, one reference each time.
+final class TransportRequest: Sendable {
+    let path: String
+    let headers: [(String, String)]
     /// The `authorization` value, apart so the shared header list is not copied for every request.
-    var authorization: String?
-    var body: Data
+    let authorization: String?
+    let body: Data
+
+    init(path: String, headers: [(String, String)], authorization: String?, body: Data) {
+        self.path = path
+        self.headers = headers
+        self.authorization = authorization
+        self.body = body
+    }
 }
 
 /// What came back, or why nothing did.
