@@ -74,7 +74,7 @@ final class ClientConnection: H2ClientSessionDelegate {
             // the one the request carried, which the client already has.
             session = try H2ClientSession(
                 fd: fd, tls: tls, settings: [.noServerPush, .initialWindowSize(1 << 20)],
-                keepingHeaders: { $0.starts(with: "apns-".utf8) && !$0.elementsEqual("apns-id".utf8) }, delegate: self)
+                keepingHeaders: { $0.hasPrefix("apns-") && !$0.equals("apns-id") }, delegate: self)
         } catch {
             return TransportError(.unreachable, "cannot start HTTP/2: \(error)")
         }

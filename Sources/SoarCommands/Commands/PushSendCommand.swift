@@ -67,7 +67,7 @@ struct PushSendCommand: Command {
         unique.reserveCapacity(tokens.count)
         var duplicates = 0
         for token in tokens where !token.isEmpty {
-            let key = token.utf8.contains { $0 >= 65 && $0 <= 90 } ? token.lowercased() : token  // no copy for the usual lowercase
+            let key = Self.hasUppercase(token) ? token.lowercased() : token  // no copy for the usual lowercase
             if seen.insert(key).inserted { unique.append(token) } else { duplicates += 1 }
         }
         self.tokens = unique
@@ -237,6 +237,11 @@ struct PushSendCommand: Command {
             if let timestamp = failure.timestamp { object["timestamp"] = .int(Int(timestamp.timeIntervalSince1970 * 1000)) }
         }
         return JSONValue.object(object).jsonText
+    }
+
+    /// Whether `text` has an ASCII capital, read straight from its bytes (100,000 tokens are checked).
+    static func hasUppercase(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in bytes.contains { $0 &- 65 < 26 } } ?? text.utf8.contains { $0 &- 65 < 26 }
     }
 
     static func readTokens(_ file: String) throws(CommandError) -> [String] {

@@ -123,7 +123,7 @@ private func clientOnHeader(
     let key = UnsafeBufferPointer(start: name, count: nameLength)
     let text = UnsafeBufferPointer(start: value, count: valueLength)
     // Changed in place through the dictionary's optional: no copy of the response per header.
-    if nameLength == 7, key.elementsEqual(":status".utf8) {
+    if key.equals(":status") {
         let status = text.reduce(0) { $1 >= 48 && $1 <= 57 ? $0 * 10 + Int($1 - 48) : -1_000 }
         // Interim 1xx answers are skipped; the final status is what counts.
         if status >= 200 { owner.responses[id]?.status = status }

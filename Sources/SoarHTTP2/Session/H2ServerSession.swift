@@ -121,9 +121,9 @@ private func serverOnHeader(
     let text = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
     if key.first != UInt8(ascii: ":") {
         owner.incoming!.request.headers.append((String(decoding: key, as: UTF8.self), text))
-    } else if key.elementsEqual(":method".utf8) {
+    } else if key.equals(":method") {
         owner.incoming!.request.method = text
-    } else if key.elementsEqual(":path".utf8) {
+    } else if key.equals(":path") {
         owner.incoming!.request.path = text
     }
     return 0

@@ -1,4 +1,7 @@
 import CNghttp2
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Header fields laid out as an `nghttp2_nv` array over one byte buffer (nghttp2 copies them).
 ///
@@ -46,5 +49,19 @@ public struct HeaderBlock {
             }
             return fields.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
         }
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether these bytes are exactly `text`'s: a memcmp, for header names compared on every message.
+    public func equals(_ text: StaticString) -> Bool {
+        count == text.utf8CodeUnitCount && hasPrefix(text)
+    }
+
+    /// Whether these bytes start with `text`'s.
+    public func hasPrefix(_ text: StaticString) -> Bool {
+        guard count >= text.utf8CodeUnitCount else { return false }
+        guard let base = baseAddress, text.utf8CodeUnitCount > 0 else { return true }
+        return memcmp(base, text.utf8Start, text.utf8CodeUnitCount) == 0
     }
 }
