@@ -54,20 +54,24 @@ private final class BulkResults: @unchecked Sendable {
     struct Shared {
         var ended: [APNsResult] = []
         var inFlight = 0
-        /// The send's thread waits for this many results (or the last one) before it goes on.
-        var wakeAt: Int?
+        /// The send's thread is waiting for `batch` results (or the last one).
+        var waiting = false
     }
 
     let condition = NSCondition()
     var shared = Shared()
+    /// Results are taken in batches of about this many, so the loop thread rarely wakes the send's.
+    let batch: Int
+
+    init(batch: Int) { self.batch = batch }
 
     /// A request's final outcome, from the transport's thread (or wherever a retry ended).
     func ended(_ result: APNsResult) {
         let wake: Bool = condition.withLock {
             shared.ended.append(result)
             shared.inFlight -= 1
-            guard let wakeAt = shared.wakeAt, shared.ended.count >= wakeAt || shared.inFlight == 0 else { return false }
-            shared.wakeAt = nil  // one signal is enough
+            guard shared.waiting, shared.ended.count >= batch || shared.inFlight == 0 else { return false }
+            shared.waiting = false  // one signal is enough
             return true
         }
         if wake { condition.signal() }
@@ -85,9 +89,7 @@ private final class BulkSend<Iterator: IteratorProtocol>: BulkRunner, @unchecked
     /// Used on the send's thread only.
     private var iterator: Iterator
     private var nextIndex = 0
-    private let results = BulkResults()
-    /// Results are taken in batches of about this many, so the loop thread rarely wakes this one.
-    private let batch: Int
+    private let results: BulkResults
 
     init(client: APNsClient, iterator: Iterator, maxInFlight: Int, deliver: @escaping @Sendable (APNsResult) -> Void, done: @escaping @Sendable () -> Void) {
         self.client = client
@@ -95,21 +97,21 @@ private final class BulkSend<Iterator: IteratorProtocol>: BulkRunner, @unchecked
         self.deliver = deliver
         self.done = done
         self.iterator = iterator
-        batch = max(1, min(64, maxInFlight / 8))
+        results = BulkResults(batch: max(1, min(64, maxInFlight / 8)))
     }
 
     func run() {
         var exhausted = false
         var taken: [APNsResult] = []
-        let condition = results.condition
+        let (condition, batch) = (results.condition, results.batch)
         while true {
             let room: Int = condition.withLock {
                 // Wait while there is nothing to start and too few results to be worth a turn;
                 // the timed wait hands over a trickle of results from a slow server as well.
                 while results.shared.ended.count < batch, results.shared.inFlight > 0, exhausted || results.shared.inFlight > maxInFlight - batch {
-                    results.shared.wakeAt = batch
+                    results.shared.waiting = true
                     _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
-                    results.shared.wakeAt = nil
+                    results.shared.waiting = false
                     if !results.shared.ended.isEmpty { break }
                 }
                 swap(&taken, &results.shared.ended)
@@ -145,9 +147,8 @@ private final class BulkSend<Iterator: IteratorProtocol>: BulkRunner, @unchecked
         }
         // Counted before any is sent: a completion may come back at once.
         results.condition.withLock { results.shared.inFlight += requests.count }
-        let inbox = results
         for (index, notification, request) in requests {
-            client.dispatch(request, attempt: 1) { outcome in inbox.ended(APNsResult(index: index, notification: notification, outcome: outcome)) }
+            client.dispatch(request, attempt: 1) { [results] outcome in results.ended(APNsResult(index: index, notification: notification, outcome: outcome)) }
         }
         return exhausted
     }

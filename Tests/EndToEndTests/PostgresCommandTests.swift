@@ -35,17 +35,10 @@ import Testing
         let database = try cluster.createDatabase()
         let name = String(database.split(separator: "/").last!)
         let dir = TemporaryDirectory("soar-three")
-        let emulator = try BackgroundProcess(SoarBinary.path, [
-            "apns-emulator", "--port", "0", "--dir", dir.path + "/emu", "--quiet", "--keep", "100000", "--latency-ms", "20", "--max-streams", "500",
-        ])
-        let url = try #require(emulator.readLine()?.replacingOccurrences(of: "APNs emulator: ", with: ""), "\(emulator.standardError)")
-        let ca = try #require(emulator.readLine()?.replacingOccurrences(of: "CA file: ", with: ""))
-        let control = try #require(emulator.readLine()?.replacingOccurrences(of: "control: ", with: ""))
-        let environment = [
-            "APNS_URL": url, "APNS_CA_FILE": ca, "APNS_TEAM_ID": "SOARDEV001", "APNS_KEY_ID": "SOARKEY001",
-            "APNS_PRIVATE_KEY_FILE": dir.path + "/emu/AuthKey_SOARKEY001.p8", "APNS_BUNDLE_ID": "com.example",
-            "JWT_SECRET": "three-processes-share-this-secret-0123456789",
-        ]
+        let emulator = try EmulatorProcess(directory: dir.path + "/emu", ["--keep", "100000", "--latency-ms", "20", "--max-streams", "500"])
+        let control = emulator.control
+        var environment = emulator.apnsEnvironment
+        environment["JWT_SECRET"] = "three-processes-share-this-secret-0123456789"
         let servers = try (0..<3).map { _ in
             try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--database-url", database, "--max-body", "8388608"], environment: environment)
         }

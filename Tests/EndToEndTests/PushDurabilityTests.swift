@@ -7,17 +7,11 @@ import Testing
 @Suite struct PushDurabilityTests {
     @Test func aSendKilledMidwayFinishesAfterARestartWithOneOutcomePerToken() throws {
         let dir = TemporaryDirectory("soar-durability")
-        let emulator = try BackgroundProcess(SoarBinary.path, [
-            "apns-emulator", "--port", "0", "--dir", dir.path + "/emu", "--quiet", "--keep", "100000", "--latency-ms", "40",
-            "--fail-status", "503", "--fail-every", "10", "--goaway-after", "1000", "--max-streams", "500",
+        let emulator = try EmulatorProcess(directory: dir.path + "/emu", [
+            "--keep", "100000", "--latency-ms", "40", "--fail-status", "503", "--fail-every", "10", "--goaway-after", "1000", "--max-streams", "500",
         ])
-        let url = try #require(emulator.readLine()?.replacingOccurrences(of: "APNs emulator: ", with: ""), "\(emulator.standardError)")
-        let ca = try #require(emulator.readLine()?.replacingOccurrences(of: "CA file: ", with: ""))
-        let control = try #require(emulator.readLine()?.replacingOccurrences(of: "control: ", with: ""))
-        let environment = [
-            "APNS_URL": url, "APNS_CA_FILE": ca, "APNS_TEAM_ID": "SOARDEV001", "APNS_KEY_ID": "SOARKEY001",
-            "APNS_PRIVATE_KEY_FILE": dir.path + "/emu/AuthKey_SOARKEY001.p8", "APNS_BUNDLE_ID": "com.example",
-        ]
+        let control = emulator.control
+        let environment = emulator.apnsEnvironment
         func serve() throws -> (BackgroundProcess, String, String) {
             let server = try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/soar.db", "--max-body", "4194304"], environment: environment)
             let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")

@@ -72,18 +72,17 @@ final class PushWorker: Sendable {
         for await _ in stream {
             // The next batch is claimed, and starts, while the last one is still out: the
             // connections never drain at a batch's end, and no claim waits in the sending's way.
+            // Leases are renewed by owner, so one heartbeat covers every batch this pass holds.
+            let beating = heartbeat(lease: lease)
             var previous: Task<Void, Never>?
             while !Task.isCancelled {
                 guard let jobs = try? store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease), !jobs.isEmpty else { break }
-                let current = Task { [self] in
-                    let beating = heartbeat(lease: lease)
-                    await deliver(jobs)
-                    beating.withLock { $0 = false }
-                }
+                let current = Task { [self] in await deliver(jobs) }
                 await previous?.value
                 previous = current
             }
             await previous?.value
+            beating.withLock { $0 = false }
         }
     }
 
