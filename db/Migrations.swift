@@ -17,6 +17,7 @@ public enum Migrations {
         File(name: "0006_device_tokens_one_owner.sql", bytes: PackageResources._006_device_tokens_one_owner_sql),
         File(name: "0007_push_leases.sql", bytes: PackageResources._007_push_leases_sql),
         File(name: "0008_device_tokens_token_index.sql", bytes: PackageResources._008_device_tokens_token_index_sql),
+        File(name: "0009_push_claims.sql", bytes: PackageResources._009_push_claims_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables

@@ -116,10 +116,9 @@ public final class PushService: Sendable {
             throw PushError(503, "store_unavailable", error.message)
         }
         devices = Self.onePerToken(devices)
-        // A user's devices next to each other (the order otherwise kept).
-        var firstPosition: [String: Int] = [:]
-        for (index, device) in devices.enumerated() where firstPosition[device.userID] == nil { firstPosition[device.userID] = index }
-        devices = devices.enumerated().sorted { (firstPosition[$0.element.userID]!, $0.offset) < (firstPosition[$1.element.userID]!, $1.offset) }.map(\.element)
+        // A user's devices next to each other, users in id order (each user's own order kept):
+        // inbox rows then go into the store's per-user index in key order, not at random places.
+        devices = devices.enumerated().sorted { ($0.element.userID, $0.offset) < ($1.element.userID, $1.offset) }.map(\.element)
         let id = RandomUUID.lowercase()
         do {
             try jobs.createSend(id: id, request: body.jsonText, total: devices.count)

@@ -6,5 +6,7 @@ public final class Locked<Value: Sendable>: Sendable {
 
     public init(_ value: Value) { mutex = Mutex(value) }
 
-    public func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
+    public func withLock<T: Sendable, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        try mutex.withLock { (value: inout Value) throws(E) -> T in try body(&value) }
+    }
 }

@@ -57,4 +57,31 @@ import Testing
         try store.finishJobs(again.map { PushJobResult(jobID: $0.id, delivered: true, reason: nil, environment: nil, removed: false) })
         #expect(try store.sendSummary(id: "s4")?.redelivered == 2)
     }
+
+    @Test func aLeaseHeldByItsHeartbeatKeepsItsJobsAndALapsedOneLetsThemGoAgain() throws {
+        let time = ManualTime()
+        let path = directory.path + "/d.db"
+        let store = try SQLiteStore(path: path, now: time.now)
+        try store.createSend(id: "s5", request: "{}", total: 3)
+        try store.appendToSend(id: "s5", jobs: [job(1), job(2), job(3)], notifications: [], inboxSize: 500, badgeUnread: false)
+        let first = try store.claimJobs(owner: "a", limit: 2, leaseSeconds: 10)
+        #expect(first.map(\.attempts) == [1, 1])
+        time.advance(by: 8)
+        try store.renewLeases(owner: "a", leaseSeconds: 10)
+        time.advance(by: 8)
+        let third = try store.claimJobs(owner: "b", limit: 10, leaseSeconds: 10)
+        #expect(third.map(\.token) == [String(format: "%064x", 3)], "a's renewed lease still holds its two jobs")
+        time.advance(by: 11)
+        // a stopped renewing: its unfinished job goes to c, as a second attempt; b's lapsed too.
+        try store.finishJobs([PushJobResult(jobID: first[0].id, delivered: true, reason: nil, environment: nil, removed: false)])
+        let again = try store.claimJobs(owner: "c", limit: 10, leaseSeconds: 10)
+        #expect(again.map(\.id) == [first[1].id, third[0].id] && again.map(\.attempts) == [2, 2])
+        try store.finishJobs(again.map { PushJobResult(jobID: $0.id, delivered: true, reason: nil, environment: nil, removed: false) })
+        let summary = try #require(try store.sendSummary(id: "s5"))
+        #expect(summary.delivered == 3 && summary.redelivered == 2 && summary.pending == 0)
+        // Every job ended, so no claim is left to count at the next start.
+        #expect(try store.claimJobs(owner: "c", limit: 10, leaseSeconds: 10).isEmpty)
+        let reopened = try SQLiteStore(path: path, now: time.now)
+        #expect(try reopened.claimJobs(owner: "d", limit: 10, leaseSeconds: 10).isEmpty)
+    }
 }

@@ -68,39 +68,73 @@ extension SQLiteStore {
         }
     }
 
+    /// Claims in memory (one process owns the file): a read of the next pending jobs no live
+    /// lease holds, and one row recording the claim's id range, instead of a write of every job.
     public func claimJobs(owner: String, limit: Int, leaseSeconds: Int) throws(StoreError) -> [PushJob] {
         let time = now()
-        return try write { connection throws(StoreError) in
-            try connection.statement(
-                """
-                UPDATE push_jobs SET lease_owner = ?1, lease_until = ?2, attempts = attempts + 1
-                WHERE id IN (SELECT id FROM push_jobs WHERE state = 'pending' AND (lease_until IS NULL OR lease_until < ?3) ORDER BY id LIMIT ?4)
-                RETURNING id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge, attempts
-                """
-            ).rows([.text(owner), .text(Timestamp.postgres(time + TimeInterval(leaseSeconds))), .text(Timestamp.postgres(time)), .integer(Int64(limit))])
-            .map { row in
-                PushJob(
-                    id: Self.integer(row[0]), sendID: Self.text(row[1]) ?? "", userID: Self.text(row[2]), token: Self.text(row[3]) ?? "",
-                    environment: Self.text(row[4]), bundleID: Self.text(row[5]), apnsID: Self.text(row[6]) ?? "", notificationID: Self.text(row[7]),
-                    badge: row[8] == .null ? nil : Int(Self.integer(row[8])), attempts: Int(Self.integer(row[9])))
+        return try jobClaims.withLock { (claims: inout JobClaims) throws(StoreError) -> [PushJob] in
+            try forgetFinishedClaims(&claims)
+            var rows: [[SQLValue]] = []
+            for window in claims.freeWindows(at: time) where rows.isEmpty {
+                rows = try read { connection throws(StoreError) in
+                    try connection.statement(
+                        """
+                        SELECT id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge, attempts FROM push_jobs
+                        WHERE state = 'pending' AND id >= ?1 AND id <= ?2 ORDER BY id LIMIT ?3
+                        """
+                    ).rows([.integer(window.from ?? Int64.min), .integer(window.to ?? Int64.max), .integer(Int64(limit))])
+                }
             }
-            .sorted { $0.id < $1.id }
+            guard let first = rows.first.map({ Self.integer($0[0]) }), let last = rows.last.map({ Self.integer($0[0]) }) else { return [] }
+            try write { connection throws(StoreError) in
+                try connection.statement("INSERT INTO push_claims (first_id, last_id) VALUES (?1, ?2)").run([.integer(first), .integer(last)])
+            }
+            claims.add(JobClaims.Claim(first: first, last: last, owner: owner, until: time + TimeInterval(leaseSeconds)))
+            return rows.map { row in
+                let id = Self.integer(row[0])
+                return PushJob(
+                    id: id, sendID: Self.text(row[1]) ?? "", userID: Self.text(row[2]), token: Self.text(row[3]) ?? "",
+                    environment: Self.text(row[4]), bundleID: Self.text(row[5]), apnsID: Self.text(row[6]) ?? "", notificationID: Self.text(row[7]),
+                    badge: row[8] == .null ? nil : Int(Self.integer(row[8])), attempts: Int(Self.integer(row[9])) + claims.attempts(of: id))
+            }
         }
     }
 
-    public func renewLeases(owner: String, leaseSeconds: Int) throws(StoreError) {
-        let until = Timestamp.postgres(now() + TimeInterval(leaseSeconds))
-        try write { connection throws(StoreError) in
-            try connection.statement("UPDATE push_jobs SET lease_until = ?2 WHERE lease_owner = ?1 AND state = 'pending'").run([.text(owner), .text(until)])
+    /// Drops the claims (and their rows) whose range has no pending job left.
+    private func forgetFinishedClaims(_ claims: inout JobClaims) throws(StoreError) {
+        var done: [JobClaims.Claim] = []
+        for claim in claims.claims {
+            let pending = try read { connection throws(StoreError) in
+                try connection.statement("SELECT 1 FROM push_jobs WHERE state = 'pending' AND id >= ?1 AND id <= ?2 LIMIT 1")
+                    .rows([.integer(claim.first), .integer(claim.last)])
+            }
+            if pending.isEmpty { done.append(claim) }
         }
+        guard !done.isEmpty else { return }
+        try write { connection throws(StoreError) in
+            let delete = try connection.statement("DELETE FROM push_claims WHERE first_id = ?1 AND last_id = ?2")
+            for claim in done { try delete.run([.integer(claim.first), .integer(claim.last)]) }
+        }
+        claims.removeAll { claim in done.contains { $0.first == claim.first && $0.last == claim.last } }
+    }
+
+    public func renewLeases(owner: String, leaseSeconds: Int) throws(StoreError) {
+        let until = now() + TimeInterval(leaseSeconds)
+        jobClaims.withLock { $0.renew(owner: owner, until: until) }
     }
 
     /// One process owns a SQLite file, so no other worker is alive: its stores are woken in-process.
     public func jobSignals() -> AsyncStream<Void>? { nil }
 
-    /// Frees every lease: on opening the file, the workers that held them are gone.
+    /// On opening the file, the workers of the process that last had it are gone: each pending
+    /// job their claims covered counts one more attempt, and the claims end.
     func releaseLeases() throws(StoreError) {
         try write { connection throws(StoreError) in
+            for claim in try connection.statement("SELECT first_id, last_id FROM push_claims").rows([]) {
+                try connection.statement("UPDATE push_jobs SET attempts = attempts + 1 WHERE state = 'pending' AND id >= ?1 AND id <= ?2").run(claim)
+            }
+            try connection.execute("DELETE FROM push_claims")
+            // Leases an earlier version kept on the rows themselves.
             try connection.execute("UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL WHERE state = 'pending' AND lease_owner IS NOT NULL")
         }
     }
@@ -127,11 +161,14 @@ extension SQLiteStore {
             endings[Ending(delivered: result.delivered, reason: result.reason, environment: result.environment, removed: result.removed), default: []]
                 .append(result.jobID)
         }
+        // A job's attempts: those stored (claims before the last start) and this process's claims.
+        let claims = jobClaims.withLock { $0 }
+        let attempts = { (id: SQLValue) in claims.attempts(of: Self.integer(id)) }
         try write { connection throws(StoreError) in
             let update = try connection.statement(
                 """
                 UPDATE push_jobs SET state = ?1, reason = ?2, environment = coalesce(?3, environment), removed = ?4, updated_at = ?5
-                WHERE id IN (SELECT value FROM json_each(?6)) AND state = 'pending' RETURNING send_id, attempts
+                WHERE id IN (SELECT value FROM json_each(?6)) AND state = 'pending' RETURNING send_id, attempts, id
                 """
             )
             // Only jobs that were still pending count, so an outcome recorded twice is counted once.
@@ -144,7 +181,7 @@ extension SQLiteStore {
                 for row in rows {
                     guard let send = Self.text(row[0]) else { continue }
                     var count = counts[send] ?? (0, 0, 0, 0, [:])
-                    if Self.integer(row[1]) > 1 { count.redelivered += 1 }
+                    if Int(Self.integer(row[1])) + attempts(row[2]) > 1 { count.redelivered += 1 }
                     if ending.delivered { count.delivered += 1 } else { count.failed += 1 }
                     if ending.removed { count.removed += 1 }
                     if !ending.delivered { count.reasons[ending.reason ?? "Unknown", default: 0] += 1 }

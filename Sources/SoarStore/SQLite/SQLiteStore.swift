@@ -15,6 +15,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private var readers: [SQLiteConnection] = []
     private let readersLock = NSLock()
     let liveSessions = LiveSessions()
+    /// Push workers' claims on jobs (see ``JobClaims``).
+    let jobClaims = Locked(JobClaims())
 
     /// Opens (creating) the file and applies pending migrations.
     ///
