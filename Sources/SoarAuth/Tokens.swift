@@ -69,7 +69,7 @@ public struct Tokens: Sendable {
         let role = claims["role"]?.stringValue ?? ""
         guard let parsed = Access.Role(rawValue: role) else { throw .unknownRole(role) }
         if parsed == .authenticated {
-            guard let sub = claims["sub"]?.stringValue, UUID(uuidString: sub) != nil else { throw .malformed("sub is not a user id") }
+            guard let sub = claims["sub"]?.stringValue, RandomUUID.parse(sub) != nil else { throw .malformed("sub is not a user id") }
             return VerifiedToken(access: .user(sub.lowercased()), sessionID: claims["session_id"]?.stringValue, claims: claims)
         }
         return VerifiedToken(access: Access(role: parsed), sessionID: nil, claims: claims)

@@ -118,7 +118,10 @@ public final class PushService: Sendable {
         devices = Self.onePerToken(devices)
         // A user's devices next to each other, users in id order (each user's own order kept):
         // inbox rows then go into the store's per-user index in key order, not at random places.
-        devices = devices.enumerated().sorted { ($0.element.userID, $0.offset) < ($1.element.userID, $1.offset) }.map(\.element)
+        // The store's rows come in that order already; a list of tokens may not.
+        if !zip(devices, devices.dropFirst()).allSatisfy({ $0.userID <= $1.userID }) {
+            devices = devices.enumerated().sorted { ($0.element.userID, $0.offset) < ($1.element.userID, $1.offset) }.map(\.element)
+        }
         let id = RandomUUID.lowercase()
         do {
             try jobs.createSend(id: id, request: body.jsonText, total: devices.count)
@@ -126,7 +129,8 @@ public final class PushService: Sendable {
             // one chunk, so each user gets one inbox row.
             var start = 0
             while start < devices.count {
-                var end = min(start + Self.chunk, devices.count)
+                // A small first chunk, so delivery starts while the rest is stored.
+                var end = min(start + (start == 0 ? Self.firstChunk : Self.chunk), devices.count)
                 while end < devices.count && devices[end].userID == devices[end - 1].userID && !devices[end].userID.isEmpty { end += 1 }
                 try appendChunk(devices[start..<end], to: id, request)
                 worker.wake()
@@ -138,8 +142,9 @@ public final class PushService: Sendable {
         return .object(["send_id": .string(id), "devices": .int(devices.count), "status": .string("/functions/v1/sends/\(id)")])
     }
 
-    /// Devices stored per transaction of a send.
+    /// Devices stored per transaction of a send, after the first transaction's `firstChunk`.
     static let chunk = 10_000
+    static let firstChunk = 1_000
 
     /// One inbox row per user reached and one job per device, in one transaction.
     private func appendChunk(_ devices: ArraySlice<Device>, to id: String, _ request: SendPushRequest) throws(StoreError) {

@@ -66,4 +66,28 @@ public enum RandomUUID {
             }
         }
     }
+
+    /// The UUID that 8-4-4-4-12 hex text (either case) spells, read byte by byte: Foundation's
+    /// `UUID(uuidString:)` runs `sscanf` for each one.
+    public static func parse(_ text: String) -> UUID? {
+        var text = text
+        return text.withUTF8 { bytes -> UUID? in
+            guard bytes.count == 36 else { return nil }
+            var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let parsed = withUnsafeMutableBytes(of: &raw) { out -> Bool in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        guard bytes[position] == UInt8(ascii: "-") else { return false }
+                        position += 1
+                    }
+                    guard let high = Hex.value(bytes[position]), let low = Hex.value(bytes[position + 1]) else { return false }
+                    out[index] = high << 4 | low
+                    position += 2
+                }
+                return true
+            }
+            return parsed ? UUID(uuid: raw) : nil
+        }
+    }
 }

@@ -7,7 +7,8 @@ struct DeviceRows: Sendable {
     let store: any DataStore
     private var table: Table { AppTables.deviceTokens }
 
-    /// The user's iOS devices, oldest registration first.
+    /// The user's iOS devices, oldest registration first. (Every query here returns devices by
+    /// user, each user's oldest first.)
     func iOSDevices(of userID: String) throws(StoreError) -> [Device] {
         try iOSDevices(where: Self.equal("user_id", userID))
     }
@@ -29,7 +30,7 @@ struct DeviceRows: Sendable {
     private func iOSDevices(where condition: RowQuery.Condition?) throws(StoreError) -> [Device] {
         var query = RowQuery()
         query.condition = .all([Self.equal("platform", "ios")] + (condition.map { [$0] } ?? []))
-        query.order = [RowQuery.Order(column: "created_at"), RowQuery.Order(column: "token")]
+        query.order = [RowQuery.Order(column: "user_id"), RowQuery.Order(column: "created_at"), RowQuery.Order(column: "token")]
         return try store.select(table, query, as: .service, counting: false).rows.map(device)
     }
 

@@ -173,7 +173,7 @@ final class PushWorker: Sendable {
     /// The job's notification: the send's, with this job's apns-id, inbox id and badge.
     private func notification(_ job: PushJob, _ send: Prepared) -> APNsNotification {
         var notification = send.notification
-        notification.apnsID = UUID(uuidString: job.apnsID)
+        notification.apnsID = RandomUUID.parse(job.apnsID)
         if let badge = job.badge {
             var payload = notification.payload
             if let id = job.notificationID { payload.custom[Inbox.idKey] = .string(id) }

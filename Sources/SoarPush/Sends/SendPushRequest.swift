@@ -37,7 +37,7 @@ public struct SendPushRequest: Sendable {
         switch given[0] {
         case "user_ids":
             let ids = try Self.strings(object["user_ids"], "user_ids")
-            for id in ids where UUID(uuidString: id) == nil { throw .invalid("user_ids holds \"\(id)\", which is not a uuid") }
+            for id in ids where RandomUUID.parse(id) == nil { throw .invalid("user_ids holds \"\(id)\", which is not a uuid") }
             audience = .users(ids.map { $0.lowercased() })
         case "tokens":
             let tokens = try Self.strings(object["tokens"], "tokens")

@@ -27,7 +27,7 @@ struct AdminEndpoints: Sendable {
     func user(_ exchange: Exchange) throws(ServerError) -> HTTPResponse {
         try requireServiceRole(exchange)
         let id = (exchange.parameters["id"] ?? "").lowercased()
-        guard UUID(uuidString: id) != nil else { throw .auth(AuthError(404, "user_not_found", "User not found")) }
+        guard RandomUUID.parse(id) != nil else { throw .auth(AuthError(404, "user_not_found", "User not found")) }
         do {
             switch exchange.request.method {
             case "DELETE":

@@ -15,7 +15,7 @@ extension PostgresStore {
     }
 
     public func user(id: String) throws(StoreError) -> AuthUser? {
-        guard UUID(uuidString: id) != nil else { return nil }
+        guard RandomUUID.parse(id) != nil else { return nil }
         return try run { connection throws(StoreError) in
             try connection.query("SELECT \(Self.userColumns) FROM auth.users WHERE id = $1", [id]).first.map(Self.user)
         }
@@ -37,7 +37,7 @@ extension PostgresStore {
     }
 
     public func deleteUser(id: String) throws(StoreError) -> Bool {
-        guard UUID(uuidString: id) != nil else { return false }
+        guard RandomUUID.parse(id) != nil else { return false }
         defer { recentSessions.forgetAll() }
         return try run { connection throws(StoreError) in
             !(try connection.query("DELETE FROM auth.users WHERE id = $1 RETURNING id", [id]).isEmpty)
@@ -63,7 +63,7 @@ extension PostgresStore {
     }
 
     public func sessionExists(_ id: String) throws(StoreError) -> Bool {
-        guard UUID(uuidString: id) != nil else { return false }
+        guard RandomUUID.parse(id) != nil else { return false }
         // The wall clock, not the injected one: this is a cache's age, not a token's.
         if recentSessions.contains(id, now: Date()) { return true }
         let exists = try transaction(as: nil) { connection throws(StoreError) in

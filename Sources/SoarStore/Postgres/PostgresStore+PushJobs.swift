@@ -136,7 +136,7 @@ extension PostgresStore {
     }
 
     public func sendRequest(id: String) throws(StoreError) -> String? {
-        guard UUID(uuidString: id) != nil else { return nil }
+        guard RandomUUID.parse(id) != nil else { return nil }
         return try run { connection throws(StoreError) in
             try connection.query("SELECT request FROM public.push_sends WHERE id = $1", [id]).first?.first ?? nil
         }
@@ -184,7 +184,7 @@ extension PostgresStore {
     }
 
     public func sendSummary(id: String) throws(StoreError) -> PushSendSummary? {
-        guard UUID(uuidString: id) != nil else { return nil }
+        guard RandomUUID.parse(id) != nil else { return nil }
         return try run { connection throws(StoreError) in
             guard let send = try connection.query("SELECT created_at, finished_at, total, delivered, failed, removed, redelivered FROM public.push_sends WHERE id = $1", [id]).first
             else { return nil }

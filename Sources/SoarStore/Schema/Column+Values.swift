@@ -31,7 +31,7 @@ extension Column {
         case .text:
             return .text(text)
         case .uuid:
-            guard let uuid = UUID(uuidString: text) else { throw .invalidText("uuid", text) }
+            guard let uuid = RandomUUID.parse(text) else { throw .invalidText("uuid", text) }
             return .text(RandomUUID.text(uuid))
         case .bigint:
             guard let value = Int64(text.trimmingCharacters(in: .whitespaces)) else { throw .invalidText("bigint", text) }
