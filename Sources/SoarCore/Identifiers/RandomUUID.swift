@@ -67,8 +67,9 @@ public enum RandomUUID {
         }
     }
 
-    /// The UUID that 8-4-4-4-12 hex text (either case) spells, read byte by byte: Foundation's
-    /// `UUID(uuidString:)` runs `sscanf` for each one.
+    /// The UUID that 8-4-4-4-12 hex text (either case) spells, read byte by byte; anything else
+    /// is nil. Foundation's `UUID(uuidString:)` runs `sscanf` for each one, and so also takes
+    /// signs, spaces and `0x` inside the groups.
     public static func parse(_ text: String) -> UUID? {
         var text = text
         return text.withUTF8 { bytes -> UUID? in

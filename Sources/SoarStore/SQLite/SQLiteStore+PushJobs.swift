@@ -71,8 +71,8 @@ extension SQLiteStore {
     /// Claims in memory (one process owns the file): a read of the next pending jobs no live
     /// lease holds, and one row recording the claim's id range, instead of a write of every job.
     public func claimJobs(owner: String, limit: Int, leaseSeconds: Int) throws(StoreError) -> [PushJob] {
-        let time = now()
         return try jobClaims.withLock { (claims: inout JobClaims) throws(StoreError) -> [PushJob] in
+            let time = now()
             try forgetFinishedClaims(&claims)
             var rows: [[SQLValue]] = []
             for window in claims.freeWindows(at: time) where rows.isEmpty {
@@ -89,7 +89,8 @@ extension SQLiteStore {
             try write { connection throws(StoreError) in
                 try connection.statement("INSERT INTO push_claims (first_id, last_id) VALUES (?1, ?2)").run([.integer(first), .integer(last)])
             }
-            claims.add(JobClaims.Claim(first: first, last: last, owner: owner, until: time + TimeInterval(leaseSeconds)))
+            // The lease runs from now, not from before the waits for the store.
+            claims.add(JobClaims.Claim(first: first, last: last, owner: owner, until: now() + TimeInterval(leaseSeconds)))
             return rows.map { row in
                 let id = Self.integer(row[0])
                 return PushJob(
