@@ -238,14 +238,7 @@ private struct JSONReader {
         guard index + 4 <= bytes.count else { throw fail("\\u needs four hex digits") }
         var code: UInt32 = 0
         for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw fail("\\u needs four hex digits")
-            }
+            guard let digit = Hex.value(bytes[index]) else { throw fail("\\u needs four hex digits") }
             code = code << 4 | UInt32(digit)
             index += 1
         }

@@ -1,4 +1,5 @@
-/// Lowercase hex digits: the one table Soar writes hex with (tokens, apns-ids, JSON escapes).
+/// Hex digits: the one table Soar writes hex with (tokens, apns-ids, JSON escapes), and the one
+/// reader of a digit (tokens, UUIDs, JSON's `\u` escapes).
 enum Hex {
     static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 

@@ -22,12 +22,12 @@ public struct PushToken: Hashable, Sendable, Codable, CustomStringConvertible {
         guard !utf8.isEmpty else { throw .empty }
         var bytes = [UInt8](repeating: 0, count: utf8.count / 2)
         for index in stride(from: 0, to: utf8.count - 1, by: 2) {
-            guard let high = Self.nibble(utf8[index]) else { throw .notHex(utf8, at: index) }
-            guard let low = Self.nibble(utf8[index + 1]) else { throw .notHex(utf8, at: index + 1) }
+            guard let high = Hex.value(utf8[index]) else { throw .notHex(utf8, at: index) }
+            guard let low = Hex.value(utf8[index + 1]) else { throw .notHex(utf8, at: index + 1) }
             bytes[index / 2] = high << 4 | low
         }
         if !utf8.count.isMultiple(of: 2) {
-            if let bad = utf8.firstIndex(where: { Self.nibble($0) == nil }) { throw .notHex(utf8, at: bad) }
+            if let bad = utf8.firstIndex(where: { Hex.value($0) == nil }) { throw .notHex(utf8, at: bad) }
             throw .oddLength(utf8.count)
         }
         self.bytes = Data(bytes)
@@ -65,15 +65,6 @@ public struct PushToken: Hashable, Sendable, Codable, CustomStringConvertible {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(hex)
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 48...57: c - 48
-        case 97...102: c - 87
-        case 65...70: c - 55
-        default: nil
-        }
     }
 }
 

@@ -16,18 +16,16 @@ struct JobClaims {
 
     private(set) var claims: [Claim] = []
 
-    /// The id ranges no live lease covers, in order, where the next claim may look (its bounds
-    /// inclusive; nil is open).
-    func freeWindows(at time: Date) -> [(from: Int64?, to: Int64?)] {
-        let held = claims.filter { $0.until >= time }.sorted { $0.first < $1.first }
-        var windows: [(from: Int64?, to: Int64?)] = []
-        var from: Int64? = nil
-        for claim in held {
-            if from.map({ $0 <= claim.first - 1 }) ?? true { windows.append((from, claim.first - 1)) }
-            from = max(from ?? claim.last + 1, claim.last + 1)
+    /// The id ranges no live lease covers, in order: where the next claim may look.
+    func freeRanges(at time: Date) -> [ClosedRange<Int64>] {
+        var ranges: [ClosedRange<Int64>] = []
+        var from = Int64.min
+        for claim in claims.filter({ $0.until >= time }).sorted(by: { $0.first < $1.first }) {
+            if from < claim.first { ranges.append(from...(claim.first - 1)) }
+            from = max(from, claim.last + 1)
         }
-        windows.append((from, nil))
-        return windows
+        ranges.append(from...Int64.max)
+        return ranges
     }
 
     mutating func add(_ claim: Claim) { claims.append(claim) }

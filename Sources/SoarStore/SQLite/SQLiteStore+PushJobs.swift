@@ -75,14 +75,14 @@ extension SQLiteStore {
             let time = now()
             try forgetFinishedClaims(&claims)
             var rows: [[SQLValue]] = []
-            for window in claims.freeWindows(at: time) where rows.isEmpty {
+            for range in claims.freeRanges(at: time) where rows.isEmpty {
                 rows = try read { connection throws(StoreError) in
                     try connection.statement(
                         """
                         SELECT id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge, attempts FROM push_jobs
                         WHERE state = 'pending' AND id >= ?1 AND id <= ?2 ORDER BY id LIMIT ?3
                         """
-                    ).rows([.integer(window.from ?? Int64.min), .integer(window.to ?? Int64.max), .integer(Int64(limit))])
+                    ).rows([.integer(range.lowerBound), .integer(range.upperBound), .integer(Int64(limit))])
                 }
             }
             guard let first = rows.first.map({ Self.integer($0[0]) }), let last = rows.last.map({ Self.integer($0[0]) }) else { return [] }
