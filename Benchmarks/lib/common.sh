@@ -110,6 +110,19 @@ CONF
   nginx_url="https://127.0.0.1:$nginx_port"
 }
 
+# pin_server PID: with 2 cores or more, PID (the shared server) gets CPU 0 and every client started
+# through "${client_pin[@]}" runs on CPU 1. Neither then takes the other's core, so the server's
+# busy share says whether it was the limit, and a client's rate is what one core of it does.
+# h2load_run uses client_pin too. With 1 core nothing is pinned.
+client_pin=()
+pin_layout="not pinned (1 core)"
+pin_server() {
+  (( $(nproc) >= 2 )) || return 0
+  taskset -pc 0 "$1" >/dev/null
+  client_pin=(taskset -c 1)
+  pin_layout="nginx's worker on CPU 0, each client on CPU 1"
+}
+
 # provider_token KEYFILE KEYID TEAMID: an ES256 APNs provider token, made with PyJWT.
 provider_token() {
   python3 -c 'import jwt,sys,time; print(jwt.encode({"iss":sys.argv[3],"iat":int(time.time())},open(sys.argv[1]).read(),algorithm="ES256",headers={"kid":sys.argv[2]}))' "$@"
@@ -162,7 +175,7 @@ busy_rest() {
 # share the 100,000 tokens between them).
 h2load_run() {
   local run out
-  run=$(python3 "$root/Benchmarks/lib/measure.py" --stdout "$work/h2load.out" h2load -n "$2" -c "$3" -m "$4" \
+  run=$(python3 "$root/Benchmarks/lib/measure.py" --stdout "$work/h2load.out" "${client_pin[@]}" h2load -n "$2" -c "$3" -m "$4" \
     -i "$work/uris.txt" -B "$1" -d "$work/payload.json" -H "authorization: bearer $5" -H "apns-topic: com.soar.bench")
   out=$(<"$work/h2load.out")
   grep -q " $2 succeeded, 0 failed" <<<"$out" && grep -q "status codes: $2 2xx" <<<"$out" ||

@@ -20,7 +20,7 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
         }
     }
 
-    private struct Pending {
+    struct Pending {
         let request: TransportRequest
         let completion: @Sendable (TransportResult) -> Void
     }
@@ -30,12 +30,12 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     let tlsContext: TLSClientContext?
     private(set) var loop: EventLoop!
     /// Requests handed in from other threads, waiting for the loop to take them.
-    private let inbox = Mutex<[Pending]>([])
+    private let inbox = Mutex(Inbox())
     /// Scratch space for reads, shared by the connections.
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     // Loop thread only:
     private var pool: ConnectionPool
-    private var pending: [ConnectionPool.RequestID: Pending] = [:]
+    private(set) var pending: [ConnectionPool.RequestID: Pending] = [:]
     private var nextRequest: ConnectionPool.RequestID = 0
     private var connections: [ConnectionPool.ConnectionID: ClientConnection] = [:]
     private var byDescriptor: [Int32: ClientConnection] = [:]
@@ -71,11 +71,26 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
         if loop.inLoop { return accept([Pending(request: request, completion: completion)]) }
         // From other threads requests gather in the inbox, and one loop task takes all that came
         // meanwhile: a bulk send's thousands cost a handful of tasks, not one each.
-        let first = inbox.withLock { inbox in
-            inbox.append(Pending(request: request, completion: completion))
-            return inbox.count == 1
+        let schedule = inbox.withLock { inbox in
+            inbox.requests.append(Pending(request: request, completion: completion))
+            return inbox.schedule()
         }
-        guard first else { return }
+        if schedule { scheduleAccept() }
+    }
+
+    func gathering(_ body: () -> Void) {
+        if loop.inLoop { return body() }
+        inbox.withLock { $0.holds += 1 }
+        body()
+        let schedule = inbox.withLock { inbox in
+            inbox.holds -= 1
+            return inbox.schedule()
+        }
+        if schedule { scheduleAccept() }
+    }
+
+    /// One loop task takes everything in the inbox.
+    private func scheduleAccept() {
         let queued = loop.execute { [self] in accept(inbox.withLock { $0.take() }) }
         if !queued {
             for pending in inbox.withLock({ $0.take() }) { pending.completion(.failure(.shutDown)) }
@@ -228,11 +243,25 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     func pingAnswered(_ connection: ClientConnection) { pool.pingAnswered(connection.id, now: loop.now) }
 }
 
-extension Array {
-    /// The elements, leaving the array empty.
-    fileprivate mutating func take() -> Array {
-        defer { self = [] }
-        return self
+/// Requests waiting for the loop, and whether a loop task will take them.
+private struct Inbox {
+    var requests: [H2Transport.Pending] = []
+    /// Open ``H2Transport/gathering(_:)`` calls: while any is, no task is scheduled.
+    var holds = 0
+    var scheduled = false
+
+    /// Whether the caller must schedule a task to take the requests (at most one is pending).
+    mutating func schedule() -> Bool {
+        guard holds == 0, !scheduled, !requests.isEmpty else { return false }
+        scheduled = true
+        return true
+    }
+
+    /// The requests, leaving the inbox empty for the next task.
+    mutating func take() -> [H2Transport.Pending] {
+        scheduled = false
+        defer { requests = [] }
+        return requests
     }
 }
 

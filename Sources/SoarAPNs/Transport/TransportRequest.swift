@@ -28,5 +28,12 @@ enum TransportResult: Sendable {
 protocol Transport: Sendable {
     /// Sends a request; `completion` runs exactly once, on the transport's thread, and must return quickly.
     func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void)
+    /// Runs `body`, whose submits leave together once it returns (in as few writes as the
+    /// connections allow) instead of one by one as they come.
+    func gathering(_ body: () -> Void)
     func shutdown()
+}
+
+extension Transport {
+    func gathering(_ body: () -> Void) { body() }
 }
