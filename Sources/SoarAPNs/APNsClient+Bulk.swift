@@ -147,11 +147,10 @@ private final class BulkSend<Iterator: IteratorProtocol>: BulkRunner, @unchecked
         }
         // Counted before any is sent: a completion may come back at once.
         results.condition.withLock { results.shared.inFlight += requests.count }
-        client.transport.gathering {
-            for (index, notification, request) in requests {
-                client.dispatch(request, attempt: 1) { [results] outcome in results.ended(APNsResult(index: index, notification: notification, outcome: outcome)) }
-            }
-        }
+        // Handed over together, so they leave together.
+        client.dispatch(requests.map { index, notification, request in
+            (request, { [results] outcome in results.ended(APNsResult(index: index, notification: notification, outcome: outcome)) })
+        })
         return exhausted
     }
 }

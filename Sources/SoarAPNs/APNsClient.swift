@@ -57,6 +57,21 @@ public final class APNsClient: APNsSending {
     ///
     /// - Parameter answerLost: an earlier attempt left and its answer never came.
     func dispatch(_ request: APNsRequest, attempt: Int, refreshedToken: Bool = false, answerLost: Bool = false, completion: @escaping @Sendable (APNsOutcome) -> Void) {
+        if let submission = submission(request, attempt: attempt, refreshedToken: refreshedToken, answerLost: answerLost, completion: completion) {
+            transport.submit([submission])
+        }
+    }
+
+    /// First attempts of many requests, handed to the transport together; each is retried alone.
+    func dispatch(_ batch: [(request: APNsRequest, completion: @Sendable (APNsOutcome) -> Void)]) {
+        transport.submit(batch.compactMap { submission($0.request, attempt: 1, refreshedToken: false, answerLost: false, completion: $0.completion) })
+    }
+
+    /// `request` as the transport takes it, its completion wrapped in the retry policy; nil when it
+    /// has ended already (no provider token could be made, and `completion` has had the failure).
+    private func submission(
+        _ request: APNsRequest, attempt: Int, refreshedToken: Bool, answerLost: Bool, completion: @escaping @Sendable (APNsOutcome) -> Void
+    ) -> TransportSubmission? {
         var signed: String?
         var authorization: String?
         if let tokens {
@@ -66,11 +81,12 @@ public final class APNsClient: APNsSending {
                 authorization = current.authorization
             } catch {
                 completion(.failed(APNsFailure(status: 0, reason: .invalidProviderToken, apnsID: request.apnsID, detail: error.description, attempts: attempt)))
-                return
+                return nil
             }
         }
         let token = signed
-        transport.submit(TransportRequest(path: request.path, headers: request.headers, authorization: authorization, body: request.body)) { [self] result in
+        let transportRequest = TransportRequest(path: request.path, headers: request.headers, authorization: authorization, body: request.body)
+        return TransportSubmission(request: transportRequest) { [self] result in
             let outcome: APNsOutcome
             switch result {
             case .response(let status, let headers, let body):

@@ -157,15 +157,20 @@ final class ScriptedTransport: Transport, @unchecked Sendable {
     private let lock = NSLock()
     private var answers: [TransportResult]
     private(set) var requests: [TransportRequest] = []
+    /// How many requests each submit handed over.
+    private(set) var batches: [Int] = []
 
     init(_ answers: [TransportResult]) { self.answers = answers }
 
-    func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
+    func submit(_ batch: [TransportSubmission]) {
         lock.lock()
-        requests.append(request)
-        let answer = answers.isEmpty ? .response(status: 200, headers: [], body: Data()) : answers.removeFirst()
+        batches.append(batch.count)
+        let answered = batch.map { submission in
+            requests.append(submission.request)
+            return (submission, answers.isEmpty ? TransportResult.response(status: 200, headers: [], body: Data()) : answers.removeFirst())
+        }
         lock.unlock()
-        completion(answer)
+        for (submission, answer) in answered { submission.completion(answer) }
     }
 
     func shutdown() {}
@@ -243,5 +248,20 @@ final class ScriptedTransport: Transport, @unchecked Sendable {
         }
         #expect(seen == Set(0..<500))
         #expect(failed == 1, "index 7 has a bad token; the 503 was retried")
+    }
+
+    @Test func aBulkSendHandsItsRequestsToTheTransportInBatchesNotOneByOne() async throws {
+        // So they leave in a few large writes; a retry still goes alone.
+        let transport = ScriptedTransport([Self.unavailable])
+        let client = try Self.client(transport, clock: ImmediateClock())
+        let notifications = (0..<300).map { APNsNotification(token: token, payload: .alert(title: "\($0)", body: "b")) }
+        let delivered = Mutex(0)
+        await client.send(notifications, maxInFlight: 100) { result in
+            if result.outcome.isDelivered { delivered.withLock { $0 += 1 } }
+        }
+        #expect(delivered.withLock { $0 } == 300)
+        #expect(transport.requests.count == 301)
+        #expect(transport.batches.first == 100, "the first window goes in one hand-over")
+        #expect(transport.batches.count < 300 / 2, "\(transport.batches)")
     }
 }

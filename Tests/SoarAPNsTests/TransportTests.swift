@@ -171,38 +171,6 @@ import Testing
         #expect(fixture.emulator.state.counters.accepted == 300)
     }
 
-    @Test func requestsSubmittedWhileGatheringReachTheLoopTogetherWhenItEnds() async throws {
-        // So a bulk send's batch leaves in a few large writes, not as each request comes.
-        let fixture = try EmulatorFixture()
-        let client = try Self.client(fixture)
-        let transport = try #require(client.transport as? H2Transport)
-        let request = try APNsRequest(APNsNotification(token: token, payload: .alert(title: "t", body: "b")), bundleID: EmulatorFixture.topic)
-        let delivered = Mutex(0)
-        let takenWhileGathering = Mutex(-1)
-        await withCheckedContinuation { (allEnded: CheckedContinuation<Void, Never>) in
-            transport.gathering {
-                for _ in 0..<50 {
-                    client.dispatch(request, attempt: 1) { outcome in
-                        let count = delivered.withLock { count in
-                            if outcome.isDelivered { count += 1 }
-                            return count
-                        }
-                        if count == 50 { allEnded.resume() }
-                    }
-                }
-                // A loop task queued now runs after any task the submits queued: none may have.
-                let ran = DispatchSemaphore(value: 0)
-                _ = transport.loop.execute {
-                    takenWhileGathering.withLock { $0 = transport.pending.count }
-                    ran.signal()
-                }
-                ran.wait()
-            }
-        }
-        #expect(takenWhileGathering.withLock { $0 } == 0)
-        #expect(fixture.emulator.state.counters.accepted == 50)
-    }
-
     @Test func aServerThatTakesTCPButNeverSpeaksIsAConfigurationErrorNotRetried() async throws {
         let fixture = try EmulatorFixture()
         let silent = try Sockets.listen(host: "127.0.0.1", port: 0)  // the kernel completes TCP; nobody answers

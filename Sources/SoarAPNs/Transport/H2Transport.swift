@@ -20,22 +20,17 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
         }
     }
 
-    struct Pending {
-        let request: TransportRequest
-        let completion: @Sendable (TransportResult) -> Void
-    }
-
     let endpoint: Endpoint
     let options: Options
     let tlsContext: TLSClientContext?
     private(set) var loop: EventLoop!
     /// Requests handed in from other threads, waiting for the loop to take them.
-    private let inbox = Mutex(Inbox())
+    private let inbox = Mutex<[TransportSubmission]>([])
     /// Scratch space for reads, shared by the connections.
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     // Loop thread only:
     private var pool: ConnectionPool
-    private(set) var pending: [ConnectionPool.RequestID: Pending] = [:]
+    private var pending: [ConnectionPool.RequestID: TransportSubmission] = [:]
     private var nextRequest: ConnectionPool.RequestID = 0
     private var connections: [ConnectionPool.ConnectionID: ClientConnection] = [:]
     private var byDescriptor: [Int32: ClientConnection] = [:]
@@ -65,39 +60,25 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
         }
     }
 
-    func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
-        // From the loop's own thread (a completion sending the next notification) the request is
-        // taken at once, so it leaves with this turn's writes instead of waiting for the next turn.
-        if loop.inLoop { return accept([Pending(request: request, completion: completion)]) }
+    func submit(_ batch: [TransportSubmission]) {
+        guard !batch.isEmpty else { return }
+        // From the loop's own thread (a completion sending the next notification) requests are
+        // taken at once, so they leave with this turn's writes instead of waiting for the next turn.
+        if loop.inLoop { return accept(batch) }
         // From other threads requests gather in the inbox, and one loop task takes all that came
         // meanwhile: a bulk send's thousands cost a handful of tasks, not one each.
-        let schedule = inbox.withLock { inbox in
-            inbox.requests.append(Pending(request: request, completion: completion))
-            return inbox.schedule()
+        let first = inbox.withLock { inbox in
+            defer { inbox.append(contentsOf: batch) }
+            return inbox.isEmpty
         }
-        if schedule { scheduleAccept() }
-    }
-
-    func gathering(_ body: () -> Void) {
-        if loop.inLoop { return body() }
-        inbox.withLock { $0.holds += 1 }
-        body()
-        let schedule = inbox.withLock { inbox in
-            inbox.holds -= 1
-            return inbox.schedule()
-        }
-        if schedule { scheduleAccept() }
-    }
-
-    /// One loop task takes everything in the inbox.
-    private func scheduleAccept() {
+        guard first else { return }
         let queued = loop.execute { [self] in accept(inbox.withLock { $0.take() }) }
         if !queued {
             for pending in inbox.withLock({ $0.take() }) { pending.completion(.failure(.shutDown)) }
         }
     }
 
-    private func accept(_ requests: [Pending]) {
+    private func accept(_ requests: [TransportSubmission]) {
         guard !requests.isEmpty else { return }
         let first = nextRequest + 1
         for request in requests {
@@ -243,25 +224,11 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     func pingAnswered(_ connection: ClientConnection) { pool.pingAnswered(connection.id, now: loop.now) }
 }
 
-/// Requests waiting for the loop, and whether a loop task will take them.
-private struct Inbox {
-    var requests: [H2Transport.Pending] = []
-    /// Open ``H2Transport/gathering(_:)`` calls: while any is, no task is scheduled.
-    var holds = 0
-    var scheduled = false
-
-    /// Whether the caller must schedule a task to take the requests (at most one is pending).
-    mutating func schedule() -> Bool {
-        guard holds == 0, !scheduled, !requests.isEmpty else { return false }
-        scheduled = true
-        return true
-    }
-
-    /// The requests, leaving the inbox empty for the next task.
-    mutating func take() -> [H2Transport.Pending] {
-        scheduled = false
-        defer { requests = [] }
-        return requests
+extension Array {
+    /// The elements, leaving the array empty.
+    fileprivate mutating func take() -> Array {
+        defer { self = [] }
+        return self
     }
 }
 

@@ -24,16 +24,23 @@ enum TransportResult: Sendable {
     case failure(TransportError)
 }
 
+/// A request and what to run once it has ended.
+struct TransportSubmission: Sendable {
+    let request: TransportRequest
+    let completion: @Sendable (TransportResult) -> Void
+}
+
 /// Carries requests to APNs. One implementation speaks HTTP/2 through nghttp2; tests may use others.
 protocol Transport: Sendable {
-    /// Sends a request; `completion` runs exactly once, on the transport's thread, and must return quickly.
-    func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void)
-    /// Runs `body`, whose submits leave together once it returns (in as few writes as the
-    /// connections allow) instead of one by one as they come.
-    func gathering(_ body: () -> Void)
+    /// Sends requests handed over together, so they can leave together (in as few writes as the
+    /// connections allow); each completion runs exactly once, on the transport's thread, and must
+    /// return quickly.
+    func submit(_ batch: [TransportSubmission])
     func shutdown()
 }
 
 extension Transport {
-    func gathering(_ body: () -> Void) { body() }
+    func submit(_ request: TransportRequest, completion: @escaping @Sendable (TransportResult) -> Void) {
+        submit([TransportSubmission(request: request, completion: completion)])
+    }
 }

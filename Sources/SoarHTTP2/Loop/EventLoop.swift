@@ -204,6 +204,8 @@ public final class EventLoop: @unchecked Sendable {
             return tasks.items
         }
         for task in left { task() }
+        // The thread ends here, and its id may be given to a new thread, which is not the loop.
+        loopThread.store(0, ordering: .releasing)
         finished.signal()
     }
 }
