@@ -143,6 +143,20 @@ import Testing
         #expect(!actions.contains(.send(1, on: 1)) && actions.contains(.resolve))
     }
 
+    @Test func aRequestRefusedAgainAndAgainFailsUndeliveredInsteadOfBouncingUntilItsDeadline() {
+        // A server (or a closing session) that refuses every stream once kept the loop spinning.
+        var pool = pool()
+        ready(&pool)
+        #expect(pool.enqueue(1, now: 0) == [.send(1, on: 1)])
+        for _ in 1..<ConnectionPool.maxRefusals {
+            #expect(pool.requestRefused(1, on: 1, now: 1) == [.send(1, on: 1)], "refused unprocessed: straight back")
+        }
+        let failure = failures(pool.requestRefused(1, on: 1, now: 1))[1]
+        #expect(failure?.kind == .unreachable && failure?.mayHaveBeenDelivered == false)
+        #expect(failure?.message.contains("REFUSED_STREAM") == true)
+        #expect(pool.inFlightCount == 0)
+    }
+
     @Test func anIdleConnectionIsPingedAndClosedWhenThePingGoesUnanswered() {
         var pool = pool()
         ready(&pool)

@@ -48,7 +48,13 @@ struct ConnectionPool {
     private struct Waiting {
         let id: RequestID
         let deadline: UInt64
+        /// How often a server refused it unprocessed (REFUSED_STREAM) so far.
+        var refusals = 0
     }
+
+    /// A request refused this often fails (not delivered, worth another try later) instead of going
+    /// straight back: a server that refuses every stream must not keep the loop spinning.
+    static let maxRefusals = 3
 
     private struct Connection {
         enum State { case opening, ready, draining }
@@ -58,7 +64,7 @@ struct ConnectionPool {
         /// The host's other addresses, tried in turn if this one fails before it is ready.
         var fallbacks: [ResolvedAddress]
         var streamLimit = 1
-        var inFlight: [RequestID: (deadline: UInt64, sent: Bool)] = [:]
+        var inFlight: [RequestID: (deadline: UInt64, sent: Bool, refusals: Int)] = [:]
         var lastActivity: UInt64
         var pingSentAt: UInt64?
 
@@ -163,8 +169,12 @@ struct ConnectionPool {
     /// The server refused the request unprocessed (past GOAWAY's last stream, or over its limit):
     /// it goes again before anything else.
     mutating func requestRefused(_ id: RequestID, on connection: ConnectionID, now: UInt64) -> [Action] {
-        guard let deadline = connections[connection]?.inFlight.removeValue(forKey: id)?.deadline else { return take() }
-        requeue(Waiting(id: id, deadline: deadline))
+        guard let request = connections[connection]?.inFlight.removeValue(forKey: id) else { return take() }
+        if request.refusals + 1 < Self.maxRefusals {
+            requeue(Waiting(id: id, deadline: request.deadline, refusals: request.refusals + 1))
+        } else {
+            actions.append(.fail(id, TransportError(.unreachable, "the server refused the request \(Self.maxRefusals) times without processing it (REFUSED_STREAM)")))
+        }
         closeIfDrained(connection)
         schedule(now: now)
         return take()
@@ -292,7 +302,7 @@ struct ConnectionPool {
             while room > 0, head < queue.count {
                 let waiting = queue[head]
                 head += 1
-                connections[connection]!.inFlight[waiting.id] = (waiting.deadline, false)
+                connections[connection]!.inFlight[waiting.id] = (waiting.deadline, false, waiting.refusals)
                 actions.append(.send(waiting.id, on: connection))
                 room -= 1
             }
@@ -340,7 +350,7 @@ struct ConnectionPool {
                 let lost = error.mayHaveBeenDelivered ? error : TransportError(.answerLost, "\(error.message) after the request was sent; it may have been delivered")
                 actions.append(.fail(id, lost))
             } else {
-                requeue(Waiting(id: id, deadline: request.deadline))
+                requeue(Waiting(id: id, deadline: request.deadline, refusals: request.refusals))
             }
         }
         guard entry.state == .opening else { return }
