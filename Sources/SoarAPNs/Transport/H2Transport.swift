@@ -124,7 +124,7 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
                 guard let request = pending[id]?.request, let connection = connections[connectionID] else { continue }
                 do {
                     try connection.send(id, request)
-                } catch where error.streamIDsExhausted {
+                } catch where error.takesNoNewStreams {
                     // The connection takes nothing more; marked so first, or the request would be
                     // handed straight back to it.
                     apply(pool.goawayReceived(connectionID, now: loop.now))

@@ -73,8 +73,13 @@ public final class H2ClientSession {
     ///
     /// - Parameter headers: fills the request's header block (pseudo-headers first).
     /// - Returns: the stream id.
-    /// - Throws: ``H2Error``; ``H2Error/streamIDsExhausted`` means this connection can take no more.
+    /// - Throws: ``H2Error``; ``H2Error/takesNoNewStreams`` means this connection can take no more.
     public func request(body: Data, headers: (inout HeaderBlock) -> Void) throws(H2Error) -> Int32 {
+        // After a GOAWAY (the peer's, or ours on a protocol error) nghttp2 would take the request
+        // and then refuse its stream while sending: said here instead, so it goes elsewhere.
+        guard nghttp2_session_check_request_allowed(wire.session) != 0 else {
+            throw H2Error(call: "nghttp2_submit_request", code: NGHTTP2_ERR_START_STREAM_NOT_ALLOWED.rawValue)
+        }
         headers(&headerBlock)
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: clientReadBody)
         let session = wire.session

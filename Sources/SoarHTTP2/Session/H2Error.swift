@@ -15,8 +15,11 @@ public struct H2Error: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(call): \(String(cString: nghttp2_strerror(code)))" }
 
-    /// The session has used every stream id it may (2^31): a new connection is needed.
-    public var streamIDsExhausted: Bool { code == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue }
+    /// The session starts no new stream: it has used every stream id it may (2^31), or a GOAWAY
+    /// went either way. A new connection is needed.
+    public var takesNoNewStreams: Bool {
+        code == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue || code == NGHTTP2_ERR_START_STREAM_NOT_ALLOWED.rawValue
+    }
 }
 
 extension H2Error {
