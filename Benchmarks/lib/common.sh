@@ -110,17 +110,19 @@ CONF
   nginx_url="https://127.0.0.1:$nginx_port"
 }
 
-# pin_server PID: with 2 cores or more, PID (the shared server) gets CPU 0 and every client started
-# through "${client_pin[@]}" runs on CPU 1. Neither then takes the other's core, so the server's
-# busy share says whether it was the limit, and a client's rate is what one core of it does.
-# h2load_run uses client_pin too. With 1 core nothing is pinned.
+# pin_server PID: with 2 CPUs or more, PID (the shared server) is pinned to the first CPU this
+# script may use, and every client started through "${client_pin[@]}" to the second, so no client
+# runs on the server's CPU (other processes and the kernel's softirq work still may). h2load_run
+# uses client_pin too. With 1 CPU, or without taskset, nothing is pinned.
 client_pin=()
-pin_layout="not pinned (1 core)"
+pin_layout="not pinned"
 pin_server() {
-  (( $(nproc) >= 2 )) || return 0
-  taskset -pc 0 "$1" >/dev/null
-  client_pin=(taskset -c 1)
-  pin_layout="nginx's worker on CPU 0, each client on CPU 1"
+  local cpus
+  read -r -a cpus < <(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0)))')
+  (( ${#cpus[@]} >= 2 )) && command -v taskset >/dev/null || return 0
+  taskset -pc "${cpus[0]}" "$1" >/dev/null
+  client_pin=(taskset -c "${cpus[1]}")
+  pin_layout="nginx's worker on CPU ${cpus[0]}, each client on CPU ${cpus[1]} (other processes and softirq may use either)"
 }
 
 # provider_token KEYFILE KEYID TEAMID: an ES256 APNs provider token, made with PyJWT.

@@ -70,6 +70,7 @@ public final class PushService: Sendable {
         var custom: [String: JSONValue] = [:]
         if let deeplink = request.deeplink { custom["deeplink"] = .string(deeplink) }
         var payload = Payload.alert(title: request.title, body: request.body, custom: custom)
+        try Inbox.checkSendable(APNsNotification(token: "", payload: payload), badge: false)
         let row = Inbox.rows(payload, for: [userID])
         do { try jobs.addNotifications(row, inboxSize: inboxSize) } catch { throw PushError(503, "store_unavailable", error.message) }
         payload.custom[Inbox.idKey] = .string(row[0].id)

@@ -65,6 +65,13 @@ let token = "0a" + String(repeating: "1b", count: 31)
         #expect(try JSONDecoder().decode(JSONValue.self, from: request.body) == ["aps": ["alert": ["title": "T", "body": "B"], "sound": "default"]])
     }
 
+    @Test func aTopicThatCannotBeAHeaderIsRefusedBeforeSending() {
+        for topic in [String(repeating: "x", count: 256), "com.app\r\nx-injected: 1", "com app"] {
+            let notification = APNsNotification(token: token, payload: .alert(title: "T", body: "B"), topic: topic)
+            #expect(throws: APNsRequestError.self) { try APNsRequest(notification, bundleID: nil) }
+        }
+    }
+
     @Test func everyPushTypeGetsItsTopicAndBackgroundGetsPriorityFive() throws {
         for type in PushType.all {
             let request = try APNsRequest(APNsNotification(token: token, payload: Payload(), pushType: type), bundleID: "com.app")

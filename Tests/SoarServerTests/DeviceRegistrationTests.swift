@@ -27,6 +27,30 @@ import Testing
         #expect(after.rows.isEmpty)
     }
 
+    @Test func aTokenIsStoredInLowercaseSoOneDeviceIsOneRowWhateverItsCase() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let upsert = ["prefer": "resolution=merge-duplicates,return=representation"]
+        for token in [Self.token.uppercased(), Self.token] {
+            let answer = try await fixture.call(
+                "POST", "/rest/v1/device_tokens?on_conflict=user_id,token", bearer: alice.token, headers: upsert, body: #"{"token":"\#(token)"}"#)
+            #expect(answer.status == 201 && answer.rows.first?["token"] == .string(Self.token), "\(answer.text)")
+        }
+        let rows = try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: alice.token)
+        #expect(rows.rows.count == 1)
+        let removed = try await fixture.call("DELETE", "/api/creator/device_tokens", bearer: alice.token, body: #"{"token":"\#(Self.token.uppercased())"}"#)
+        #expect(removed.status == 204)
+        #expect(try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: alice.token).rows.isEmpty)
+    }
+
+    @Test func aBundleIDIsCheckedAsAppleDefinesIt() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        for bundle in [String(repeating: "x", count: 156), "com.example app", "com.example.app\\r\\nx: 1"] {
+            let answer = try await fixture.call("POST", "/rest/v1/device_tokens", bearer: alice.token, body: #"{"token":"\#(Self.token)","bundle_id":"\#(bundle)"}"#)
+            #expect(answer.status == 400 && answer.object["code"] == "23514", "\(bundle): \(answer.text)")
+        }
+        #expect(try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: alice.token).rows.isEmpty)
+    }
+
     @Test func aTokenRegisteredByAnotherUserLeavesTheirRowOnly() async throws {
         let alice = try await fixture.signUp("a@example.com")
         let bob = try await fixture.signUp("b@example.com")

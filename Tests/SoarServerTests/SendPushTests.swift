@@ -121,11 +121,18 @@ import Testing
             (#"{"all":true,"payload":{"k":1}}"#, "payload"), (#"{"all":true,"title":"x","body":"y","priority":7}"#, "priority"),
             (#"{"all":true,"title":"x","body":"y","push_type":"fax"}"#, "push_type"), (#"{"all":true,"title":"x","body":"y","colour":1}"#, "unknown field"),
             (#"{"all":false,"title":"x","body":"y"}"#, "all must be true"), (#"{"all":true,"title":"x","body":"y","expiration":-1}"#, "expiration"),
+            // What APNs would refuse is refused before anything is stored.
+            (#"{"all":true,"title":"x","body":"y","collapse_id":"\#(String(repeating: "c", count: 65))"}"#, "collapse-id"),
+            (#"{"all":true,"payload":{"aps":{"content-available":1}},"push_type":"background","priority":10}"#, "priority 10"),
+            (#"{"all":true,"title":"\#(String(repeating: "t", count: 5000))","body":"y"}"#, "4096"),
+            (#"{"tokens":["\#(String(repeating: "ab", count: 300))"],"title":"x","body":"y"}"#, "at most 256 bytes"),
         ] {
             let answer = try await send(fixture, body)
             #expect(answer.status == 400 && answer.object["message"]?.stringValue?.contains(words) == true, "\(body): \(answer.text)")
         }
         #expect(emulator.emulator.state.deliveries.isEmpty)
+        let inbox = try await fixture.call("GET", "/rest/v1/notifications?select=id", bearer: fixture.serviceKey)
+        #expect(inbox.rows.isEmpty, "no inbox row for a refused send")
         let unconfigured = try ServerFixture()
         let refused = try await send(unconfigured, #"{"all":true,"title":"x","body":"y"}"#)
         #expect(refused.status == 503 && refused.object["error"] == "apns_not_configured")

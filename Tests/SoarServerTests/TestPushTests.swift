@@ -109,6 +109,18 @@ import Testing
         #expect(try await deviceCount(fixture, alice) == 1, "nothing changed")
     }
 
+    @Test func aNotificationAPNsWouldRefuseIsRefusedBeforeItsInboxRowIsStored() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1)])
+        let title = String(repeating: "T", count: 100_000)
+        let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: #"{"title":"\#(title)"}"#)
+        #expect(answer.status == 400 && answer.object["message"]?.stringValue?.contains("4096") == true, "\(answer.text.prefix(300))")
+        let inbox = try await fixture.call("GET", "/rest/v1/notifications?select=id", bearer: alice.token)
+        #expect(inbox.rows.isEmpty)
+        #expect(emulator.emulator.state.deliveries.isEmpty)
+    }
+
     @Test func callersAndBodiesAreChecked() async throws {
         let emulator = try EmulatorFixture()
         let fixture = try ServerFixture(push: try emulator.pushSettings())

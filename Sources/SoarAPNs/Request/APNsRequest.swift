@@ -35,6 +35,9 @@ public struct APNsRequest: Sendable, Equatable {
         guard let topic = notification.topic ?? bundleID.map(notification.pushType.topic(forBundleID:)), !topic.isEmpty else {
             throw .init("no topic: set the bundle id (APNS_BUNDLE_ID) or the notification's topic")
         }
+        guard topic.utf8.count <= 255, topic.utf8.allSatisfy({ (33...126).contains($0) }) else {
+            throw .init("apns-topic must be a bundle id (at most 255 printable ASCII characters), not \(topic.utf8.count) bytes of \(topic.prefix(40).debugDescription)")
+        }
         body = notification.encodedPayload
         do {
             try Payload.checkSize(body.count, for: notification.pushType)

@@ -2,13 +2,17 @@ import Foundation
 
 /// An APNs device token: the bytes the OS hands the app, and the lowercase hex the backend stores.
 ///
-/// No length is assumed: Apple documents tokens as opaque and variable in length.
+/// Apple documents tokens as opaque and variable in length (32 bytes today); this takes any
+/// length up to ``maxBytes``, so a token always fits in a request's path.
 public struct PushToken: Hashable, Sendable, Codable, CustomStringConvertible {
     public let bytes: Data
+    /// The longest token taken, in bytes (512 hex digits).
+    public static let maxBytes = 256
 
     /// Wraps the bytes from `didRegisterForRemoteNotificationsWithDeviceToken`.
     public init(bytes: Data) throws(PushTokenError) {
         guard !bytes.isEmpty else { throw .empty }
+        guard bytes.count <= Self.maxBytes else { throw .tooLong(bytes.count * 2) }
         self.bytes = bytes
     }
 
@@ -20,6 +24,7 @@ public struct PushToken: Hashable, Sendable, Codable, CustomStringConvertible {
             utf8.removeAll { $0 == 32 || $0 == 60 || $0 == 62 || (9...13).contains($0) }
         }
         guard !utf8.isEmpty else { throw .empty }
+        guard utf8.count <= Self.maxBytes * 2 else { throw .tooLong(utf8.count) }
         var bytes = [UInt8](repeating: 0, count: utf8.count / 2)
         for index in stride(from: 0, to: utf8.count - 1, by: 2) {
             guard let high = Hex.value(utf8[index]) else { throw .notHex(utf8, at: index) }
@@ -42,7 +47,7 @@ public struct PushToken: Hashable, Sendable, Codable, CustomStringConvertible {
     /// - Throws: ``PushTokenError`` as ``init(hex:)`` does.
     public static func normalizedHex(_ text: String) throws(PushTokenError) -> String {
         let lowercaseHex = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.isEmpty, bytes.count.isMultiple(of: 2) else { return false }
+            guard !bytes.isEmpty, bytes.count <= maxBytes * 2, bytes.count.isMultiple(of: 2) else { return false }
             for byte in bytes where !(byte &- 48 < 10 || byte &- 97 < 6) { return false }
             return true
         }
@@ -73,6 +78,9 @@ public struct PushTokenError: Error, Hashable, Sendable, CustomStringConvertible
     public let description: String
 
     static let empty = PushTokenError(description: "a device token must not be empty")
+    static func tooLong(_ digits: Int) -> PushTokenError {
+        .init(description: "a device token is at most \(PushToken.maxBytes) bytes (\(PushToken.maxBytes * 2) hex digits), this one has \(digits) characters")
+    }
     static func oddLength(_ count: Int) -> PushTokenError {
         .init(description: "a device token has an even number of hex digits, this one has \(count)")
     }

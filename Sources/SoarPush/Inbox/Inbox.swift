@@ -1,3 +1,4 @@
+import SoarAPNs
 import SoarCore
 import SoarStore
 
@@ -7,6 +8,23 @@ import SoarStore
 enum Inbox {
     /// The payload key that carries the inbox row's id.
     static let idKey = "soar_id"
+
+    /// Checks `notification` as APNs would once a device's `soar_id` (and, with `badge`, a
+    /// badge) is in it, so a notification that could never be sent is refused before anything is
+    /// stored.
+    ///
+    /// - Throws: ``PushError`` 400 saying what APNs would refuse.
+    static func checkSendable(_ notification: APNsNotification, badge: Bool) throws(PushError) {
+        var notification = notification
+        notification.token = String(repeating: "0", count: 64)
+        notification.payload.custom[idKey] = .string(RandomUUID.lowercase())
+        if badge { notification.payload.aps.badge = 99_999 }
+        do {
+            _ = try APNsRequest(notification, bundleID: "com.example.app")
+        } catch {
+            throw .invalid(error.description)
+        }
+    }
 
     /// One row per user for `payload`, each with its own id in the payload.
     static func rows(_ payload: Payload, for users: [String]) -> [NewNotification] {

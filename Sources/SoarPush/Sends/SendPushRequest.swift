@@ -88,6 +88,7 @@ public struct SendPushRequest: Sendable {
             guard badge == .string("unread") else { throw .invalid("badge must be \"unread\" (a fixed badge goes in payload.aps.badge)") }
             badgeUnread = true
         }
+        try Inbox.checkSendable(notification, badge: badgeUnread)
     }
 
     /// The notification every device gets (token, topic and apns-id are each device's).

@@ -24,8 +24,7 @@ extension PostgresStore {
         let time = Timestamp.postgres(now())
         var statements: [(String, [String?])] = []
         for values in rows {
-            let full = try table.completed(values, access: access, time: time, checkingNotNull: false)
-            try table.checkValues(full)
+            let full = try table.checkedValues(try table.completed(values, access: access, time: time, checkingNotNull: false))
             var sql = PostgresSQL(table)
             let names = table.columns.map(\.name).filter { full[$0] != nil }
             var text = "INSERT INTO \(sql.tableName) (\(names.map(PostgresSQL.quote).joined(separator: ", "))) VALUES ("
@@ -63,7 +62,7 @@ extension PostgresStore {
         for (name, value) in values where value == .null && table.column(name)?.nullable == false {
             throw .notNull(name, table: table.name)
         }
-        try table.checkValues(values)
+        values = try table.checkedValues(values)
         var sql = PostgresSQL(table)
         let names = table.columns.map(\.name).filter { values[$0] != nil }
         guard !names.isEmpty else { return [] }

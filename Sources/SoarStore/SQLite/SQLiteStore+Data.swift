@@ -25,8 +25,7 @@ extension SQLiteStore {
         let time = Timestamp.postgres(now())
         var statements: [(String, [SQLValue])] = []
         for values in rows {
-            let full = try table.completed(values, access: access, time: time)
-            try table.checkValues(full)
+            let full = try table.checkedValues(try table.completed(values, access: access, time: time))
             // The policy's WITH CHECK side: a client inserts only rows it owns (anon owns none).
             if access.role != .serviceRole {
                 guard let id = access.userID, full[table.owner] == .text(id) else { throw .rowSecurity(table.name) }
@@ -82,7 +81,7 @@ extension SQLiteStore {
         for (name, value) in values where value == .null && table.column(name)?.nullable == false {
             throw .notNull(name, table: table.name)
         }
-        try table.checkValues(values)
+        values = try table.checkedValues(values)
         var sql = SQLiteSQL(table)
         let names = table.columns.map(\.name).filter { values[$0] != nil }
         guard !names.isEmpty else { return [] }

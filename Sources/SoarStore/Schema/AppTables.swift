@@ -7,7 +7,7 @@ public enum AppTables {
             Column("token", .text, check: .hexToken(bytes: 8...256)),
             Column("platform", .text, default: .value(.text("ios"))),
             Column("environment", .text, nullable: true, check: .oneOf(["sandbox", "production"])),
-            Column("bundle_id", .text, nullable: true),
+            Column("bundle_id", .text, nullable: true, check: .bundleID),
             Column("updated_at", .timestamptz, default: .now, touchedOnUpdate: true),
             Column("created_at", .timestamptz, default: .now),
         ],

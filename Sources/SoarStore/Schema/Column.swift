@@ -14,6 +14,8 @@ public struct Column: Sendable {
     public enum Check: Sendable {
         /// An APNs device token as hex: an even number of hex digits, `bytes` long once decoded.
         case hexToken(bytes: ClosedRange<Int>)
+        /// An app's bundle id (the APNs topic): letters, digits, hyphens and periods.
+        case bundleID
         /// One of these values.
         case oneOf([String])
     }

@@ -2,16 +2,20 @@ import SoarCore
 
 extension Table {
     /// Checks the values about to be written against their columns' rules, as Postgres checks a
-    /// table's CHECK constraints (named `<table>_<column>_check`).
+    /// table's CHECK constraints (named `<table>_<column>_check`), and returns them in the form
+    /// stored: a device token in lowercase hex, so one device is one row whatever case it came in.
     ///
     /// - Throws: ``StoreError`` 23514 naming the constraint, with what is wrong in `details`.
-    public func checkValues(_ values: RowValues) throws(StoreError) {
+    public func checkedValues(_ values: RowValues) throws(StoreError) -> RowValues {
+        var values = values
         for column in columns {
             guard let check = column.check, case .text(let text)? = values[column.name] else { continue }
             if let problem = Self.problem(text, check) {
                 throw .checkViolation("\(name)_\(column.name)_check", table: name, details: "\(column.name): \(problem)")
             }
+            if case .hexToken = check { values[column.name] = .text(text.lowercased()) }
         }
+        return values
     }
 
     private static func problem(_ text: String, _ check: Column.Check) -> String? {
@@ -27,6 +31,14 @@ extension Table {
             } catch {
                 return error.description
             }
+        case .bundleID:
+            // Apple's rule for a bundle id: letters, digits, hyphens and periods; it becomes the
+            // apns-topic header, so it is kept to a header's size.
+            guard !text.isEmpty, text.utf8.count <= 155 else { return "a bundle id is 1 to 155 characters, this one is \(text.utf8.count)" }
+            guard text.utf8.allSatisfy({ $0 == 45 || $0 == 46 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }) else {
+                return "a bundle id has only letters, digits, hyphens and periods"
+            }
+            return nil
         case .oneOf(let allowed):
             return allowed.contains(text) ? nil : "must be one of \(allowed.joined(separator: ", ")), not \"\(text)\""
         }

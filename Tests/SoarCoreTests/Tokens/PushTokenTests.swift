@@ -18,9 +18,15 @@ import Testing
         #expect(try PushToken(hex: " 0a0b \n").bytes == Data([10, 11]))
     }
 
-    @Test func noLengthIsAssumed() throws {
+    @Test func anyLengthUpTo256BytesIsTaken() throws {
         #expect(try PushToken(hex: "ab").bytes.count == 1)
-        #expect(try PushToken(hex: String(repeating: "cd", count: 100)).bytes.count == 100)
+        #expect(try PushToken(hex: String(repeating: "cd", count: 256)).bytes.count == 256)
+        // Both ways in: the full parse, and the fast path for text already in lowercase hex.
+        for text in [String(repeating: "CD", count: 257), String(repeating: "cd", count: 50_000)] {
+            let error = #expect(throws: PushTokenError.self) { try PushToken.normalizedHex(text) }
+            #expect(error?.description.contains("at most 256 bytes") == true)
+        }
+        #expect(throws: PushTokenError.self) { try PushToken(bytes: Data(count: 257)) }
     }
 
     @Test(arguments: [
