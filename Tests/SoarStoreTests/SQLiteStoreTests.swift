@@ -23,6 +23,30 @@ import Testing
         return id
     }
 
+    @Test func aFileAnotherProcessOwnsIsRefusedAndOneProcessesStoresShareIt() throws {
+        let first = try open()
+        let again = try open()  // the same process reopening it (a restart in a test)
+        _ = (first, again)
+        // Another process holding the file, as a second soar serve would.
+        let other = directory.path + "/other.db"
+        let release = directory.path + "/release"
+        let holder = try BackgroundProcess("/usr/bin/python3", [
+            "-c",
+            "import fcntl,os,sys,time; f=open(sys.argv[1],'a'); fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True)\n"
+                + "while not os.path.exists(sys.argv[2]): time.sleep(0.01)\nf.close(); print('released', flush=True)",
+            other, release,
+        ])
+        #expect(holder.readLine() == "held")
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: other) }
+        #expect(error?.message.contains("in use by another soar process") == true, "\(String(describing: error))")
+        FileManager.default.createFile(atPath: release, contents: nil)
+        #expect(holder.readLine() == "released")
+        #expect(throws: Never.self) { try SQLiteStore(path: other) }
+        let created = directory.path + "/new.db"
+        _ = try SQLiteStore(path: created)
+        #expect(try FileManager.default.attributesOfItem(atPath: created)[.posixPermissions] as? Int == 0o600)
+    }
+
     @Test func migrationsApplyOnceAndEveryFileIsListed() throws {
         let first = try open()
         #expect(try first.appliedMigrations() == Migrations.sqlite.map(\.name))

@@ -11,6 +11,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// The migrations this open applied (empty when the file was up to date).
     public private(set) var newlyApplied: [String] = []
     let now: @Sendable () -> Date
+    private let ownership: FileOwnership
     private let writer: WriteBatcher
     private var readers: [SQLiteConnection] = []
     private let readersLock = NSLock()
@@ -24,6 +25,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
         self.path = path
         self.now = now
+        ownership = try FileOwnership(path: path)
         writer = WriteBatcher(connection: try SQLiteConnection(path: path, readOnly: false))
         newlyApplied = try migrate()
         try releaseLeases()
