@@ -28,6 +28,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func invalidText(_ type: String, _ value: String) -> StoreError {
         StoreError(code: "22P02", message: "invalid input syntax for type \(type): \"\(value)\"")
     }
+    /// Text with a NUL character, which Postgres text cannot hold.
+    public static let nulCharacter = StoreError(code: "22P05", message: "unsupported Unicode escape sequence", details: "\\u0000 cannot be converted to text.")
     public static func rowSecurity(_ table: String) -> StoreError {
         StoreError(code: "42501", message: "new row violates row-level security policy for table \"\(table)\"")
     }

@@ -51,6 +51,25 @@ import Testing
         #expect(counted.headers["content-range"] == "0-1/2" && counted.body.isEmpty)
     }
 
+    @Test func valuesAreStoredExactlyOrRefusedNeverAltered() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let back = ["prefer": "return=representation"]
+        for number in ["9007199254740993", "9223372036854775807", "-9223372036854775808"] {
+            let answer = try await fixture.call(
+                "POST", "/rest/v1/todos?select=sort_order", bearer: alice.token, headers: back, body: #"{"title":"n","sort_order":\#(number)}"#)
+            #expect(answer.status == 201 && answer.rows.first?["sort_order"]?.jsonText == number, "\(number): \(answer.text)")
+        }
+        for (body, code) in [
+            (#"{"title":"n","sort_order":9223372036854775808}"#, "22003"), (#"{"title":"n","sort_order":1.5}"#, "22P02"),
+            (#"{"title":"ab\u0000cd"}"#, "22P05"),
+        ] {
+            let answer = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, body: body)
+            #expect(answer.status == 400 && answer.object["code"] == .string(code), "\(body): \(answer.text)")
+        }
+        let rows = try await fixture.call("GET", "/rest/v1/todos?select=id", bearer: alice.token)
+        #expect(rows.rows.count == 3)
+    }
+
     @Test func singleObjectAndItsErrors() async throws {
         let alice = try await fixture.signUp("a@example.com")
         _ = try await fixture.call("POST", "/rest/v1/profiles", bearer: alice.token, body: #"{"id":"\#(alice.id)","full_name":"Alice"}"#)

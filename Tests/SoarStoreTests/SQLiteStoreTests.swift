@@ -39,7 +39,7 @@ import Testing
         #expect(holder.readLine() == "held")
         let error = #expect(throws: StoreError.self) { try SQLiteStore(path: other) }
         #expect(error?.message.contains("in use by another soar process") == true, "\(String(describing: error))")
-        FileManager.default.createFile(atPath: release, contents: nil)
+        #expect(FileManager.default.createFile(atPath: release, contents: nil))
         #expect(holder.readLine() == "released")
         #expect(throws: Never.self) { try SQLiteStore(path: other) }
         let created = directory.path + "/new.db"

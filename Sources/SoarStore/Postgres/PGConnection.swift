@@ -98,6 +98,7 @@ final class PGConnection {
     }
 
     /// Reads a result, clears it, and turns a failure into a ``StoreError``.
+    @discardableResult
     private func check(_ result: OpaquePointer?) throws(StoreError) -> [[String?]] {
         guard let result else { throw .unavailable("Postgres connection lost: \(Self.text(PQerrorMessage(handle)))") }
         defer { PQclear(result) }

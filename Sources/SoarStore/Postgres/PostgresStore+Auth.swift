@@ -113,6 +113,7 @@ extension PostgresStore {
     }
 
     /// Runs `body` in a transaction as the server's own role.
+    @discardableResult
     func run<T>(_ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
         try transaction(as: nil, body)
     }

@@ -6,7 +6,11 @@ extension Column {
     ///
     /// - Throws: ``StoreError`` 22P02 when the value does not fit the type, as Postgres would.
     public func storable(_ value: JSONValue) throws(StoreError) -> SQLValue {
-        if kind == .jsonb { return value == .null ? .null : .text(value.jsonText) }
+        if kind == .jsonb {
+            // jsonb keeps its strings (and keys) as text: no NUL there either.
+            if Self.holdsNUL(value) { throw .nulCharacter }
+            return value == .null ? .null : .text(value.jsonText)
+        }
         switch value {
         case .null: return .null
         case .string(let text): return try storable(text: text)
@@ -16,17 +20,35 @@ extension Column {
         case .int, .double, .number:
             let text = value.jsonText
             if kind == .text { return .text(text) }
-            guard kind == .bigint, let integer = Int64(exactly: value.doubleValue ?? .nan), value.intValue != nil else {
+            guard kind == .bigint else { throw .invalidText(kind.rawValue, text) }
+            // An integer exactly as sent (never through Double); an integral fraction such as 2.0
+            // within Double's exact range as that integer.
+            if case .int(let integer) = value { return .integer(Int64(integer)) }
+            guard let integer = value.intValue else {
+                if case .number(let digits) = value, digits.allSatisfy({ $0.isNumber || $0 == "-" }) {
+                    throw StoreError(code: "22003", message: "value \"\(digits)\" is out of range for type bigint")
+                }
                 throw .invalidText(kind.rawValue, text)
             }
-            return .integer(integer)
+            return .integer(Int64(integer))
         case .array, .object:
             throw .invalidText(kind.rawValue, value.jsonText)
         }
     }
 
+    private static func holdsNUL(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text): text.utf8.contains(0)
+        case .array(let items): items.contains(where: holdsNUL)
+        case .object(let fields): fields.contains { $0.key.utf8.contains(0) || holdsNUL($0.value) }
+        default: false
+        }
+    }
+
     /// Text from a query string or a JSON string as this column stores it.
     public func storable(text: String) throws(StoreError) -> SQLValue {
+        // Postgres text holds no NUL (SQLite would cut the value there).
+        if text.utf8.contains(0) { throw .nulCharacter }
         switch kind {
         case .text:
             return .text(text)
