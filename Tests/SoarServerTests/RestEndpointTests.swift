@@ -70,6 +70,18 @@ import Testing
         #expect(rows.rows.count == 3)
     }
 
+    @Test func aFilterTooLargeForTheStoreIsABadQueryNotAStoreError() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let terms = { (n: Int) in (0..<n).map { "sort_order.eq.\($0)" }.joined(separator: ",") }
+        let many = try await fixture.call("GET", "/rest/v1/todos?or=(\(terms(400)))", bearer: alice.token)
+        #expect(many.status == 200, "\(many.text.prefix(300))")
+        let tooMany = try await fixture.call("GET", "/rest/v1/todos?or=(\(terms(1500)))", bearer: alice.token)
+        #expect(tooMany.status == 400 && tooMany.object["code"] == "PGRST100", "\(tooMany.text.prefix(300))")
+        let nested = String(repeating: "or(", count: 40) + "sort_order.eq.1" + String(repeating: ")", count: 40)
+        let deep = try await fixture.call("GET", "/rest/v1/todos?or=(\(nested))", bearer: alice.token)
+        #expect(deep.status == 400 && deep.object["code"] == "PGRST100", "\(deep.text.prefix(300))")
+    }
+
     @Test func singleObjectAndItsErrors() async throws {
         let alice = try await fixture.signUp("a@example.com")
         _ = try await fixture.call("POST", "/rest/v1/profiles", bearer: alice.token, body: #"{"id":"\#(alice.id)","full_name":"Alice"}"#)

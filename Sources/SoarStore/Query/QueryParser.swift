@@ -31,8 +31,19 @@ public struct QueryParser {
             }
         }
         if !conditions.isEmpty { query.condition = conditions.count == 1 ? conditions[0] : .all(conditions) }
+        if let condition = query.condition {
+            let (count, depth) = condition.shape
+            guard count <= Self.maxConditions, depth <= Self.maxDepth else {
+                throw .syntax(
+                    "failed to parse logic tree", details: "at most \(Self.maxConditions) conditions nested \(Self.maxDepth) deep; this has \(count), \(depth) deep")
+            }
+        }
         return query
     }
+
+    /// Bounds on a query's filters, well inside what the stores' SQL parsers take.
+    static let maxConditions = 500
+    static let maxDepth = 16
 
     // MARK: select and order
 
@@ -41,7 +52,7 @@ public struct QueryParser {
         for item in try split(text) {
             let part = item.trimmingSpaces
             if part.contains("(") || part.contains("->") || part.contains("::") {
-                throw .syntax("\"failed to parse select parameter (\(text))\"", details: "embedded resources, JSON paths and casts are not supported: \(part)")
+                throw .syntax("failed to parse select parameter (\(text))", details: "embedded resources, JSON paths and casts are not supported: \(part)")
             }
             if part == "*" {
                 outputs += table.columns.map { RowQuery.Output(column: $0.name, key: $0.name) }

@@ -43,6 +43,17 @@ public struct RowQuery: Sendable {
         case all([Condition])
         case any([Condition])
         case not(Condition)
+
+        /// How many comparisons it holds, and how deeply it nests.
+        var shape: (count: Int, depth: Int) {
+            switch self {
+            case .compare: return (1, 1)
+            case .not(let inner): return inner.shape
+            case .all(let members), .any(let members):
+                let shapes = members.map(\.shape)
+                return (shapes.reduce(0) { $0 + $1.count }, 1 + (shapes.map(\.depth).max() ?? 0))
+            }
+        }
     }
 
     /// Empty means every column (`*`).
