@@ -21,7 +21,8 @@ struct ServeCommand: Command {
         Option("--emulator-dir", value: "DIR", help: "The emulator's CA, certificate and development key (default .soar/emulator)."),
     ]
     static let discussion = """
-        Prints four lines on start: the API URL, the anon key, the service_role key and the database.
+        Prints on start: the API URL, the anon key, the service_role key, the database, how push is
+        configured and, with --with-emulator, the emulator's URLs (one line each).
         Point any Supabase client at the URL with the anon key. Logs are JSON lines on standard error.
 
         Push: APNS_TEAM_ID, APNS_KEY_ID, APNS_PRIVATE_KEY (or APNS_PRIVATE_KEY_FILE) and APNS_BUNDLE_ID
