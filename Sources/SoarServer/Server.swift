@@ -133,6 +133,8 @@ public final class Server: Sendable {
         let seconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000
         metrics.record(route: label, status: response.status, seconds: seconds, storeError: fault?.isServerFault == true)
         var error: String?
+        // A client's mistake is logged by its code only (a message may echo what the client sent).
+        let code: JSONValue = fault.map { .string($0.code) } ?? .null
         if let fault, fault.isServerFault {
             switch fault.shape {
             case .auth(let failure): error = failure.message
@@ -144,7 +146,7 @@ public final class Server: Sendable {
             [
                 "request_id": .string(requestID), "method": .string(request.method), "route": .string(label),
                 "status": .int(response.status), "duration_ms": .double((seconds * 1_000_000).rounded() / 1000),
-                "remote": .string(request.remoteAddress), "error": error.map { .string($0) } ?? .null,
+                "remote": .string(request.remoteAddress), "code": code, "error": error.map { .string($0) } ?? .null,
             ])
         return response
     }

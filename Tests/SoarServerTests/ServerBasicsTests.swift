@@ -44,6 +44,7 @@ import Testing
         let fixture = try ServerFixture()
         let user = try await fixture.signUp("a@example.com", password: "hunter2-secret")
         _ = try await fixture.call("GET", "/rest/v1/todos?title=eq.x", bearer: user.token, headers: ["x-request-id": "req-42"])
+        _ = try await fixture.call("POST", "/rest/v1/todos", bearer: user.token, headers: ["x-request-id": "req-43"], body: #"{"sort_order":"hunter2-secret"}"#)
         let lines = fixture.logLines.all
         #expect(lines.count >= 2)
         for line in lines {
@@ -52,5 +53,7 @@ import Testing
             for secret in ["hunter2-secret", user.token, user.refresh, fixture.anonKey, "title=eq.x"] { #expect(!line.contains(secret)) }
         }
         #expect(lines.contains { $0.contains(#""request_id":"req-42""#) })
+        // A client's mistake is logged by its code, without the message that echoes its input.
+        #expect(lines.contains { $0.contains(#""request_id":"req-43""#) && $0.contains(#""code":"22P02""#) })
     }
 }

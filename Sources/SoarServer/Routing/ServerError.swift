@@ -51,6 +51,15 @@ public struct ServerError: Error, Sendable {
         return .rest(status, error.code, error.message, details: error.details, hint: error.hint)
     }
 
+    /// The stable code of the error (`23514`, `invalid_credentials`, `apns_not_configured`…).
+    var code: String {
+        switch shape {
+        case .auth(let error): error.code
+        case .rest(let code, _, _, _), .function(let code, _): code
+        case .gateway(_, let code): code ?? String(status)
+        }
+    }
+
     /// Whether the server (not the client) failed: counted as a store error and logged.
     var isServerFault: Bool { status >= 500 }
 

@@ -23,11 +23,11 @@ final class FileOwnership: Sendable {
     /// - Throws: ``StoreError`` when another process owns it, or it cannot be opened.
     init(path: String) throws(StoreError) {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .unavailable("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw .unavailable("cannot open the database \(path): \(String(cString: strerror(errno)))") }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             close(descriptor)
-            throw .unavailable("cannot read \(path): \(String(cString: strerror(errno)))")
+            throw .unavailable("cannot open the database \(path): \(String(cString: strerror(errno)))")
         }
         key = Key(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         let refused: String? = Self.owned.withLock { owned in
@@ -39,7 +39,7 @@ final class FileOwnership: Sendable {
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
                 let reason = errno == EWOULDBLOCK
                     ? "\(path) is in use by another soar process: one process owns a SQLite file (several servers share a Postgres database instead)"
-                    : "cannot lock \(path): \(String(cString: strerror(errno)))"
+                    : "cannot lock the database \(path): \(String(cString: strerror(errno)))"
                 close(descriptor)
                 return reason
             }
