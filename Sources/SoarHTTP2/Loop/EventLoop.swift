@@ -71,12 +71,13 @@ public final class EventLoop: @unchecked Sendable {
             Glibc.close(epoll)
             throw error
         }
-        // The driver is used on the loop's thread only, from here on.
-        let handOver = LoopThreadOnly(driver)
+        // The driver is used on the loop's thread only, from here on; the thread gets a plain
+        // closure, so it captures no generic type.
+        let runLoop = LoopThreadOnly<() -> Void>({ [unowned self] in run(driver) })
         let thread = Thread { [self] in
             blockBrokenPipeSignal()
             loopThread.store(UInt(pthread_self()), ordering: .releasing)
-            run(handOver.value)
+            runLoop.value()
         }
         thread.name = name
         thread.start()
