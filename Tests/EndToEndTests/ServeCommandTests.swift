@@ -54,6 +54,13 @@ import Testing
         #expect(unwritable.status == 2 && unwritable.stderr.contains("cannot open the database"))
         let port = try ProcessRunner.run(SoarBinary.path, ["serve", "--port", "70000"])
         #expect(port.status == 2)
+        // Which database: never a guess. Both flags, or an empty one, are usage errors; --db wins over DATABASE_URL.
+        let both = try ProcessRunner.run(SoarBinary.path, ["migrate", "--db", dir.path + "/b.db", "--database-url", "postgres://x@127.0.0.1:1/x"])
+        #expect(both.status == 2 && both.stderr.contains("not both"), "\(both.stderr)")
+        let empty = try ProcessRunner.run(SoarBinary.path, ["serve", "--port", "0", "--database-url", ""])
+        #expect(empty.status == 2 && empty.stderr.contains("--database-url is empty"), "\(empty.stderr)")
+        let flagWins = try ProcessRunner.run("/usr/bin/env", ["DATABASE_URL=postgres://x@127.0.0.1:1/x", SoarBinary.path, "migrate", "--db", dir.path + "/c.db"])
+        #expect(flagWins.status == 0 && FileManager.default.fileExists(atPath: dir.path + "/c.db"), "\(flagWins.stderr)")
     }
 
     @Test func theDemoDeliversAFirstPushThroughTheEmulator() throws {

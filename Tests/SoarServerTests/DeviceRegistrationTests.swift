@@ -40,6 +40,11 @@ import Testing
         let removed = try await fixture.call("DELETE", "/api/creator/device_tokens", bearer: alice.token, body: #"{"token":"\#(Self.token.uppercased())"}"#)
         #expect(removed.status == 204)
         #expect(try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: alice.token).rows.isEmpty)
+        // The data API's filters on a token match any case too (the seed's wipe on sign-out).
+        _ = try await fixture.call("POST", "/rest/v1/device_tokens", bearer: alice.token, body: #"{"token":"\#(Self.token)"}"#)
+        let wiped = try await fixture.call(
+            "DELETE", "/rest/v1/device_tokens?token=eq.\(Self.token.uppercased())", bearer: alice.token, headers: ["prefer": "return=representation"])
+        #expect(wiped.status == 200 && wiped.rows.count == 1, "\(wiped.text)")
     }
 
     @Test func aBundleIDIsCheckedAsAppleDefinesIt() async throws {

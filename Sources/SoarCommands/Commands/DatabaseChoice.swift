@@ -1,17 +1,24 @@
 import Foundation
 import SoarStore
 
-/// Which database a command uses: PostgreSQL when `--database-url` or `DATABASE_URL` is set,
-/// else the SQLite file from `--db` or `SOAR_DB` (default `./soar.db`).
+/// Which database a command uses: flags first (`--database-url` for PostgreSQL, `--db` for a
+/// SQLite file; not both), then `DATABASE_URL`, then `SOAR_DB`, then `./soar.db`.
 enum DatabaseChoice {
     case sqlite(path: String)
     case postgres(url: String)
 
-    init(_ arguments: Arguments) {
-        if let url = arguments.value("--database-url") ?? arguments.environment["DATABASE_URL"], !url.isEmpty {
+    /// - Throws: ``CommandError/usage(_:)`` for both flags, or one given empty.
+    init(_ arguments: Arguments) throws(CommandError) {
+        let url = arguments.value("--database-url")
+        let path = arguments.value("--db")
+        if url != nil && path != nil { throw .usage("give --db (SQLite) or --database-url (PostgreSQL), not both") }
+        if url?.isEmpty == true { throw .usage("--database-url is empty: give a postgres:// URL, or leave it out for SQLite") }
+        if path?.isEmpty == true { throw .usage("--db is empty: give the SQLite file's path") }
+        let environment = arguments.environment
+        if let url = url ?? (path == nil ? environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 } : nil) {
             self = .postgres(url: url)
         } else {
-            let path = arguments.value("--db") ?? arguments.environment["SOAR_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "soar.db"
+            let path = path ?? environment["SOAR_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "soar.db"
             self = .sqlite(path: APNsEmulatorCommand.absolute(path))
         }
     }

@@ -14,7 +14,7 @@ struct MigrateCommand: Command {
 
     init(_ arguments: Arguments) throws(CommandError) {
         guard arguments.positionals.isEmpty else { throw .usage("unexpected argument \(arguments.positionals[0])") }
-        database = DatabaseChoice(arguments)
+        database = try DatabaseChoice(arguments)
     }
 
     func run(_ console: Console) async throws(CommandError) {

@@ -63,7 +63,7 @@ struct ServeCommand: Command {
         configuration.limits.maxBodySize = try arguments.integer("--max-body", in: 1024...(64 << 20)) ?? (1 << 20)
         configuration.version = "soar \(SoarCLI.version)"
         self.configuration = configuration
-        database = DatabaseChoice(arguments)
+        database = try DatabaseChoice(arguments)
         let levelName = arguments.value("--log-level") ?? environment["SOAR_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(name: levelName) else { throw .usage("--log-level must be debug, info, warn or error, not \"\(levelName)\"") }
         logLevel = level

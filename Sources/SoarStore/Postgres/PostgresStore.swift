@@ -112,10 +112,20 @@ public final class PostgresStore: Store, @unchecked Sendable {
     }
 
     /// The URL for the banner and logs: the password replaced.
+    /// `url` with its password replaced by `***`, in each form libpq takes: a URL's
+    /// `user:password@` or `?password=`, and a `password=` setting in the `key=value` form.
     public static func withoutPassword(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? url
+        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("postgres://") || trimmed.hasPrefix("postgresql://") {
+            guard var components = URLComponents(string: trimmed) else { return "(a database URL that cannot be read)" }
+            if components.password != nil { components.password = "***" }
+            if let items = components.queryItems, items.contains(where: { $0.name == "password" }) {
+                components.queryItems = items.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 }
+            }
+            return components.string ?? "(a database URL that cannot be read)"
+        }
+        // key=value settings: the value is a word, or quoted with backslash escapes.
+        return url.replacingOccurrences(of: #"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)"#, with: "$1***", options: .regularExpression)
     }
 }
 

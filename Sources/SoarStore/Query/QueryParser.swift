@@ -175,7 +175,9 @@ public struct QueryParser {
         return kind == "or" ? .any(members) : .all(members)
     }
 
+    /// A filter's value as the column stores it (a device token in lowercase, as it is stored).
     private func convert(_ column: Column, _ text: String) throws(QueryError) -> SQLValue {
+        if case .hexToken? = column.check { return .text(text.lowercased()) }
         do { return try column.storable(text: text) } catch { throw .store(error) }
     }
 
