@@ -1,3 +1,5 @@
+import SoarStore
+
 /// A GoTrue error: its HTTP status, `error_code` and message, as supabase clients parse them.
 public struct AuthError: Error, Sendable, Equatable {
     public let status: Int
@@ -29,4 +31,9 @@ public struct AuthError: Error, Sendable, Equatable {
         AuthError(400, "unsupported_grant_type", "unsupported_grant_type: \(grant.isEmpty ? "missing grant_type" : grant)")
     }
     public static func storeFailed(_ why: String) -> AuthError { AuthError(500, "unexpected_failure", why) }
+    /// The store failed: 503 while it is unavailable, so clients retry (supabase clients sign the
+    /// user out after a failed refresh answered with anything but 502, 503 or 504); else 500.
+    public static func storeFailed(_ error: StoreError) -> AuthError {
+        AuthError(error.isClientError ? 500 : 503, "unexpected_failure", error.message)
+    }
 }

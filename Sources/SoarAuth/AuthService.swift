@@ -60,7 +60,7 @@ public final class AuthService: Sendable {
             user.appMetadata = [:]
         }
         do { try store.createUser(user) } catch {
-            throw error.code == "23505" ? .userAlreadyExists : .storeFailed(error.message)
+            throw error.code == "23505" ? .userAlreadyExists : .storeFailed(error)
         }
         return try startSession(for: user, method: user.isAnonymous ? "anonymous" : "password")
     }
@@ -86,7 +86,7 @@ public final class AuthService: Sendable {
             outcome = try store.refresh(
                 tokenHash: Self.hash(refreshToken), successorHash: Self.hash(successor), now: now(), reuseGrace: limits.reuseGrace)
         } catch {
-            throw .storeFailed(error.message)
+            throw .storeFailed(error)
         }
         switch outcome {
         case .notFound: throw .refreshTokenNotFound
@@ -112,7 +112,7 @@ public final class AuthService: Sendable {
         user.appMetadata = (["provider": "email", "providers": ["email"]] as [String: JSONValue]).merging(appMetadata) { $1 }
         user.userMetadata = userMetadata
         do { try store.createUser(user) } catch {
-            throw error.code == "23505" ? .emailExists : .storeFailed(error.message)
+            throw error.code == "23505" ? .emailExists : .storeFailed(error)
         }
         return user
     }
@@ -132,7 +132,7 @@ public final class AuthService: Sendable {
 
     /// Whether a session has not been signed out.
     public func sessionLive(_ id: String) throws(AuthError) -> Bool {
-        do { return try store.sessionExists(id) } catch { throw .storeFailed(error.message) }
+        do { return try store.sessionExists(id) } catch { throw .storeFailed(error) }
     }
 
     /// `PUT /user`: email, password and `data` (merged into user_metadata).
@@ -151,7 +151,7 @@ public final class AuthService: Sendable {
         if let data { user.userMetadata.merge(data) { $1 } }
         user.updatedAt = Timestamp.postgres(now())
         do { try store.updateUser(user) } catch {
-            throw error.code == "23505" ? .emailExists : .storeFailed(error.message)
+            throw error.code == "23505" ? .emailExists : .storeFailed(error)
         }
         return user
     }
@@ -181,7 +181,7 @@ public final class AuthService: Sendable {
         do {
             try store.createSession(id: sessionID, userID: user.id, refreshTokenHash: Self.hash(refreshToken), now: time)
         } catch {
-            throw .storeFailed(error.message)
+            throw .storeFailed(error)
         }
         var user = user
         user.lastSignInAt = time
@@ -198,7 +198,7 @@ public final class AuthService: Sendable {
     }
 
     func lookup(_ body: () throws(StoreError) -> AuthUser?) throws(AuthError) -> AuthUser? {
-        do { return try body() } catch { throw .storeFailed(error.message) }
+        do { return try body() } catch { throw .storeFailed(error) }
     }
 
     static func normalized(email: String) throws(AuthError) -> String {

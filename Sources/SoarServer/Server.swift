@@ -73,7 +73,8 @@ public final class Server: Sendable {
             if exchange.access.role == .anon { throw .gateway(401, "Invalid JWT", code: "401") }
             return try functions.invoke(exchange)
         }
-        let health = HealthEndpoints(store: store)
+        let logger = self.logger
+        let health = HealthEndpoints(store: store) { reason in logger.log(.warn, "health check failed", ["error": .string(reason)]) }
         let metrics = self.metrics
         let pushService = self.push
         router.add(["GET"], "/health") { _ throws(ServerError) in health.check() }

@@ -20,7 +20,7 @@ struct AdminEndpoints: Sendable {
             response.headers.append(("x-total-count", String(total)))
             return response
         } catch {
-            throw .auth(.storeFailed(error.message))
+            throw .auth(.storeFailed(error))
         }
     }
 
@@ -48,7 +48,7 @@ struct AdminEndpoints: Sendable {
         } catch let error as ServerError {
             throw error
         } catch let error as StoreError {
-            throw .auth(.storeFailed(error.message))
+            throw .auth(.storeFailed(error))
         } catch {
             throw .auth(.storeFailed("\(error)"))
         }

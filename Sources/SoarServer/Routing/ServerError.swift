@@ -60,15 +60,20 @@ public struct ServerError: Error, Sendable {
         }
     }
 
+    static let storeUnavailable = "the database is unavailable; try again shortly"
+
     /// Whether the server (not the client) failed: counted as a store error and logged.
     var isServerFault: Bool { status >= 500 }
 
     var response: HTTPResponse {
         func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
         switch shape {
+        // An unavailable store's own words (hosts, ports, roles) go to the log, not to clients.
         case .auth(let error):
-            return .json(status, ["code": .int(error.status), "error_code": .string(error.code), "msg": .string(error.message)])
+            let message = status == 503 ? Self.storeUnavailable : error.message
+            return .json(status, ["code": .int(error.status), "error_code": .string(error.code), "msg": .string(message)])
         case .rest(let code, let message, let details, let hint):
+            if code == "XX000" { return .json(status, ["code": .string(code), "message": .string(Self.storeUnavailable), "details": .null, "hint": .null]) }
             return .json(status, ["code": .string(code), "message": .string(message), "details": text(details), "hint": text(hint)])
         case .gateway(let message, let code):
             var body: [String: JSONValue] = ["message": .string(message)]
