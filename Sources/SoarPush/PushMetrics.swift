@@ -12,6 +12,7 @@ public final class PushMetrics: Sendable {
         var seconds = 0.0
         var answered = 0
         var removed = 0
+        var recordingFailures = 0
     }
 
     private let state = Mutex(State())
@@ -26,6 +27,9 @@ public final class PushMetrics: Sendable {
             if result.removed { state.removed += 1 }
         }
     }
+
+    /// A batch of outcomes the store did not take (it is tried again).
+    func recordingFailed() { state.withLock { $0.recordingFailures += 1 } }
 
     /// The exposition text, with `pending` jobs as the queue depth.
     func text(pending: Int?) -> String {
@@ -42,6 +46,8 @@ public final class PushMetrics: Sendable {
         out += "soar_push_send_duration_seconds_sum \(state.seconds)\nsoar_push_send_duration_seconds_count \(state.answered)\n"
         out += "# HELP soar_push_rows_removed_total Device rows removed because APNs said the token is dead.\n# TYPE soar_push_rows_removed_total counter\n"
         out += "soar_push_rows_removed_total \(state.removed)\n"
+        out += "# HELP soar_push_recording_failures_total Batches of outcomes the store failed to take (each is tried again).\n# TYPE soar_push_recording_failures_total counter\n"
+        out += "soar_push_recording_failures_total \(state.recordingFailures)\n"
         if let pending {
             out += "# HELP soar_push_queue_depth Jobs of send-push waiting for their outcome.\n# TYPE soar_push_queue_depth gauge\n"
             out += "soar_push_queue_depth \(pending)\n"

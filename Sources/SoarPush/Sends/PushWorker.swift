@@ -24,8 +24,11 @@ final class PushWorker: Sendable {
     /// How long a claim holds without a heartbeat: a dead worker's jobs wait this long at most.
     static let leaseSeconds = 10
 
+    private let recorder: OutcomeRecorder
+
     init(store: any PushJobStore, delivery: DeviceDelivery, defaultEnvironment: PushEnvironment, concurrency: Int = 1000, batch: Int = 500) {
         self.store = store
+        recorder = OutcomeRecorder(commit: { results throws(StoreError) in try store.finishJobs(results) }, metrics: delivery.metrics)
         self.delivery = delivery
         self.defaultEnvironment = defaultEnvironment
         self.concurrency = concurrency
@@ -194,9 +197,9 @@ final class PushWorker: Sendable {
             updatedAt: "")
     }
 
-    /// Commits outcomes on a task of their own; on a store failure they stay pending and go out
-    /// again on the next pass.
+    /// Commits outcomes on a task of their own, trying again while the store fails; if it never
+    /// comes back, they stay pending and go out again on a later pass.
     private func record(_ results: [PushJobResult]) -> Task<Void, Never> {
-        Task.detached { [store] in try? store.finishJobs(results) }
+        Task.detached { [recorder] in await recorder.record(results) }
     }
 }
