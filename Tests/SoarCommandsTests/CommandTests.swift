@@ -155,5 +155,8 @@ func temporaryFile(_ name: String, _ contents: String) throws -> String {
         #expect(cli.err.contains("no \"aps\" dictionary"))
         #expect(await cli.run("simulate", "/nonexistent.apns") == 2)
         #expect(await cli.run("simulate") == 2)
+        let big = #"{"aps":{"alert":"\#(String(repeating: "x", count: 5000))"}}"#
+        #expect(await cli.run("simulate", try temporaryFile("big.apns", big)) == 1, "APNs would refuse it")
+        #expect(cli.err.contains("over the 4096-byte limit"))
     }
 }

@@ -33,6 +33,12 @@ struct SimulateCommand: Command {
 
     func run(_ console: Console) async throws(CommandError) {
         let file = try PayloadFileReader.read(path)
+        // Checked as APNs checks it (an alert's limit: a Simulator payload is shown as an alert).
+        do {
+            try file.payload.checkedData(for: file.payload.aps.contentAvailable == true && file.payload.aps.alert == nil ? .background : .alert)
+        } catch {
+            throw .failure("invalid payload in \(path): \(error.description)")
+        }
         let notification = IncomingNotification(identifier: "simulated", payload: file.payload)
         let outcome = await Self.simulate(notification)
         if json {
