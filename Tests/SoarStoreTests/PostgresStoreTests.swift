@@ -66,11 +66,21 @@ import Testing
         #expect(try again.appliedMigrations() == Migrations.postgres.map(\.name))
     }
 
-    @Test func aLostConnectionFailsAsUnavailableAndThePoolReconnects() throws {
+    @Test func aLostConnectionFailsWhatRanOnItAndThePoolReconnects() throws {
         let (store, database) = try store()
+        let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'"
         try store.ping()
-        _ = try cluster.psql("postgres", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
-        #expect { try store.ping() } throws: { ($0 as? StoreError)?.isClientError == false }
+        // Closed while idle in the pool (a restart): the next request goes on a new connection.
+        _ = try cluster.psql("postgres", terminate)
+        try store.ping()
+        // Closed in the middle of a request: that request fails as unavailable, the next works.
+        #expect {
+            try store.transaction(as: nil) { connection throws(StoreError) in
+                _ = try connection.query("SELECT 1")
+                _ = try? cluster.psql("postgres", terminate)
+                _ = try connection.query("SELECT 1")
+            }
+        } throws: { ($0 as? StoreError)?.isClientError == false }
         try store.ping()
     }
 

@@ -29,6 +29,8 @@ final class PGConnection {
 
     /// False once the server closed the connection or it broke.
     var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+    /// Results read so far: when it has not moved during a use, nothing ran on the server then.
+    private(set) var resultsRead = 0
 
     /// True when no transaction is open on it: the only state in which it goes back to the pool.
     var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
@@ -102,6 +104,10 @@ final class PGConnection {
     private func check(_ result: OpaquePointer?) throws(StoreError) -> [[String?]] {
         guard let result else { throw .unavailable("Postgres connection lost: \(Self.text(PQerrorMessage(handle)))") }
         defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY: resultsRead += 1
+        default: break
+        }
         switch PQresultStatus(result) {
         case PGRES_TUPLES_OK:
             let rows = Int(PQntuples(result)), columns = Int(PQnfields(result))

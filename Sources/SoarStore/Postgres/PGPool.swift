@@ -19,19 +19,26 @@ final class PGPool: @unchecked Sendable {
     }
 
     /// Runs `body` with a connection of the pool.
+    ///
+    /// A connection that waited in the pool may have been closed by the server meanwhile (a
+    /// restart): when it fails before anything ran on it, `body` runs once more on another, so a
+    /// restart fails only the requests in flight, not the next ones.
     func with<T>(_ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
-        let connection = try checkout()
+        let (connection, reused) = try checkout()
+        let before = connection.resultsRead
         do {
             let value = try body(connection)
             checkin(connection)
             return value
         } catch {
             checkin(connection)
+            if reused, !connection.isUsable, connection.resultsRead == before { return try with(body) }
             throw error
         }
     }
 
-    private func checkout() throws(StoreError) -> PGConnection {
+    /// A connection, and whether it was waiting in the pool (not just opened).
+    private func checkout() throws(StoreError) -> (PGConnection, reused: Bool) {
         lock.lock()
         let deadline = Date() + wait
         while idle.isEmpty && open >= size {
@@ -42,7 +49,7 @@ final class PGPool: @unchecked Sendable {
         }
         if let connection = idle.popLast() {
             lock.unlock()
-            if connection.isUsable { return connection }
+            if connection.isUsable { return (connection, true) }
             lock.lock()
             open -= 1
             lock.unlock()
@@ -51,7 +58,7 @@ final class PGPool: @unchecked Sendable {
         open += 1
         lock.unlock()
         do {
-            return try PGConnection(url)
+            return (try PGConnection(url), false)
         } catch {
             lock.lock()
             open -= 1
