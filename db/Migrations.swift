@@ -18,6 +18,7 @@ public enum Migrations {
         File(name: "0007_push_leases.sql", bytes: PackageResources._007_push_leases_sql),
         File(name: "0008_device_tokens_token_index.sql", bytes: PackageResources._008_device_tokens_token_index_sql),
         File(name: "0009_push_claims.sql", bytes: PackageResources._009_push_claims_sql),
+        File(name: "0010_device_tokens_lowercase.sql", bytes: PackageResources._010_device_tokens_lowercase_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
@@ -26,6 +27,7 @@ public enum Migrations {
         File(name: "0001_supabase_base.sql", bytes: PackageResources._001_supabase_base_sql),
         File(name: "0002_app_policies.sql", bytes: PackageResources._002_app_policies_sql),
         File(name: "0003_push_queue.sql", bytes: PackageResources._003_push_queue_sql),
+        File(name: "0004_device_tokens_lowercase.sql", bytes: PackageResources._004_device_tokens_lowercase_sql),
     ]
 }
 

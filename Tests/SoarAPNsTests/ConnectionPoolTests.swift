@@ -157,6 +157,16 @@ import Testing
         #expect(pool.inFlightCount == 0)
     }
 
+    @Test func refusalsByAConnectionGoingAwayDoNotCountAgainstTheRequest() {
+        // GOAWAY after GOAWAY: the request moves each time, and never fails for it.
+        var pool = pool()
+        ready(&pool)
+        #expect(pool.enqueue(1, now: 0) == [.send(1, on: 1)])
+        _ = pool.goawayReceived(1, now: 1)
+        let actions = pool.requestRefused(1, on: 1, now: 1)
+        #expect(failures(actions).isEmpty && actions.contains(.resolve), "\(actions)")
+    }
+
     @Test func anIdleConnectionIsPingedAndClosedWhenThePingGoesUnanswered() {
         var pool = pool()
         ready(&pool)

@@ -61,6 +61,7 @@ import Testing
         }
         for (body, code) in [
             (#"{"title":"n","sort_order":9223372036854775808}"#, "22003"), (#"{"title":"n","sort_order":1.5}"#, "22P02"),
+            (#"{"title":"n","sort_order":1.00000000000000001}"#, "22P02"), (#"{"title":"n","sort_order":4503599627370497.5}"#, "22P02"),
             (#"{"title":"ab\u0000cd"}"#, "22P05"),
         ] {
             let answer = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, body: body)
@@ -75,7 +76,7 @@ import Testing
         let terms = { (n: Int) in (0..<n).map { "sort_order.eq.\($0)" }.joined(separator: ",") }
         let many = try await fixture.call("GET", "/rest/v1/todos?or=(\(terms(400)))", bearer: alice.token)
         #expect(many.status == 200, "\(many.text.prefix(300))")
-        let tooMany = try await fixture.call("GET", "/rest/v1/todos?or=(\(terms(1500)))", bearer: alice.token)
+        let tooMany = try await fixture.call("GET", "/rest/v1/todos?or=(\((0...500).map { _ in "id.is.null" }.joined(separator: ",")))", bearer: alice.token)
         #expect(tooMany.status == 400 && tooMany.object["code"] == "PGRST100", "\(tooMany.text.prefix(300))")
         let nested = String(repeating: "or(", count: 40) + "sort_order.eq.1" + String(repeating: ")", count: 40)
         let deep = try await fixture.call("GET", "/rest/v1/todos?or=(\(nested))", bearer: alice.token)

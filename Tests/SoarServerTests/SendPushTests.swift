@@ -126,6 +126,7 @@ import Testing
             (#"{"all":true,"payload":{"aps":{"content-available":1}},"push_type":"background","priority":10}"#, "priority 10"),
             (#"{"all":true,"title":"\#(String(repeating: "t", count: 5000))","body":"y"}"#, "4096"),
             (#"{"tokens":["\#(String(repeating: "ab", count: 300))"],"title":"x","body":"y"}"#, "at most 256 bytes"),
+            (#"{"all":true,"payload":{"aps":{"alert":"x"},"soar_id":"mine"}}"#, "soar_id"),
         ] {
             let answer = try await send(fixture, body)
             #expect(answer.status == 400 && answer.object["message"]?.stringValue?.contains(words) == true, "\(body): \(answer.text)")

@@ -34,7 +34,7 @@ import Testing
             "-c",
             "import fcntl,os,sys,time; f=open(sys.argv[1],'a'); fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True)\n"
                 + "while not os.path.exists(sys.argv[2]): time.sleep(0.01)\nf.close(); print('released', flush=True)",
-            other, release,
+            other + ".lock", release,
         ])
         #expect(holder.readLine() == "held")
         let error = #expect(throws: StoreError.self) { try SQLiteStore(path: other) }
@@ -45,6 +45,27 @@ import Testing
         let created = directory.path + "/new.db"
         _ = try SQLiteStore(path: created)
         #expect(try FileManager.default.attributesOfItem(atPath: created)[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func tokensAnEarlierVersionStoredInAnotherCaseAreFoldedIntoLowercaseRows() throws {
+        let store = try open()
+        let alice = try user(store, "a@example.com"), bob = try user(store, "b@example.com")
+        let one = "AB" + String(repeating: "CD", count: 31), two = "EF" + String(repeating: "01", count: 31)
+        // As an earlier version stored them (no case folding), then the migration runs again.
+        try store.write { connection throws(StoreError) in
+            let insert = try connection.statement("INSERT INTO device_tokens (user_id, token, updated_at, created_at) VALUES (?1, ?2, ?3, ?3)")
+            for (user, token, time) in [(alice, one, "2026-01-01"), (alice, one.lowercased(), "2026-01-02"), (alice, two.lowercased(), "2026-01-01"), (bob, two, "2026-01-03")] {
+                try insert.run([.text(user), .text(token), .text(time)])
+            }
+            try connection.execute("DELETE FROM soar_migrations WHERE name = '0010_device_tokens_lowercase.sql'")
+        }
+        let reopened = try open()
+        #expect(reopened.newlyApplied == ["0010_device_tokens_lowercase.sql"])
+        let rows = try reopened.read { connection throws(StoreError) in
+            try connection.statement("SELECT user_id, token FROM device_tokens ORDER BY token").rows([])
+        }
+        // Alice's two rows for one device are one; the second device is Bob's, its latest user.
+        #expect(rows == [[.text(alice), .text(one.lowercased())], [.text(bob), .text(two.lowercased())]])
     }
 
     @Test func migrationsApplyOnceAndEveryFileIsListed() throws {

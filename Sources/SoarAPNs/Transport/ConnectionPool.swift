@@ -52,8 +52,9 @@ struct ConnectionPool {
         var refusals = 0
     }
 
-    /// A request refused this often fails (not delivered, worth another try later) instead of going
-    /// straight back: a server that refuses every stream must not keep the loop spinning.
+    /// A request refused this often by connections still open to new streams fails (not delivered,
+    /// worth another try later) instead of going straight back: a server that refuses every stream
+    /// must not keep the loop spinning.
     static let maxRefusals = 3
 
     private struct Connection {
@@ -169,9 +170,13 @@ struct ConnectionPool {
     /// The server refused the request unprocessed (past GOAWAY's last stream, or over its limit):
     /// it goes again before anything else.
     mutating func requestRefused(_ id: RequestID, on connection: ConnectionID, now: UInt64) -> [Action] {
+        let ready = connections[connection]?.state == .ready
         guard let request = connections[connection]?.inFlight.removeValue(forKey: id) else { return take() }
-        if request.refusals + 1 < Self.maxRefusals {
-            requeue(Waiting(id: id, deadline: request.deadline, refusals: request.refusals + 1))
+        // Refused by a connection going away (GOAWAY), it simply moves: only refusals by one the
+        // pool still sends to count.
+        let refusals = request.refusals + (ready ? 1 : 0)
+        if refusals < Self.maxRefusals {
+            requeue(Waiting(id: id, deadline: request.deadline, refusals: refusals))
         } else {
             actions.append(.fail(id, TransportError(.unreachable, "the server refused the request \(Self.maxRefusals) times without processing it (REFUSED_STREAM)")))
         }

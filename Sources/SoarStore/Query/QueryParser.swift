@@ -24,7 +24,7 @@ public struct QueryParser {
             case "columns": query.insertColumns = try columnList(value)
             case "or", "and", "not.or", "not.and":
                 let negated = name.hasPrefix("not.")
-                let group = try logic(name.hasSuffix("or") ? "or" : "and", value)
+                let group = try logic(name.hasSuffix("or") ? "or" : "and", value, depth: 1)
                 conditions.append(negated ? .not(group) : group)
             default:
                 conditions.append(try filter(column: name, value))
@@ -151,7 +151,9 @@ public struct QueryParser {
     }
 
     /// `or=(a.eq.1,and(b.gt.2,c.is.null),not.d.eq.3)`.
-    private func logic(_ kind: String, _ text: String) throws(QueryError) -> RowQuery.Condition {
+    private func logic(_ kind: String, _ text: String, depth: Int) throws(QueryError) -> RowQuery.Condition {
+        // Refused before going deeper: a URL of nested groups must not cost a parse of each level.
+        guard depth <= Self.maxDepth else { throw .syntax("failed to parse logic tree", details: "groups nest at most \(Self.maxDepth) deep") }
         guard text.hasPrefix("("), text.hasSuffix(")") else { throw .syntax("failed to parse logic tree (\(text))") }
         var members: [RowQuery.Condition] = []
         for raw in try split(String(text.dropFirst().dropLast())) {
@@ -164,7 +166,7 @@ public struct QueryParser {
             let member: RowQuery.Condition
             if item.hasPrefix("or(") || item.hasPrefix("and(") {
                 let open = item.firstIndex(of: "(")!
-                member = try logic(String(item[..<open]), String(item[open...]))
+                member = try logic(String(item[..<open]), String(item[open...]), depth: depth + 1)
             } else {
                 guard let dot = item.firstIndex(of: ".") else { throw .syntax("failed to parse logic tree (\(text))") }
                 member = try filter(column: String(item[..<dot]), String(item[item.index(after: dot)...]))
@@ -177,7 +179,7 @@ public struct QueryParser {
 
     /// A filter's value as the column stores it (a device token in lowercase, as it is stored).
     private func convert(_ column: Column, _ text: String) throws(QueryError) -> SQLValue {
-        if case .hexToken? = column.check { return .text(text.lowercased()) }
+        if case .hexToken? = column.check, !text.utf8.contains(0) { return .text(text.lowercased()) }
         do { return try column.storable(text: text) } catch { throw .store(error) }
     }
 

@@ -5,25 +5,32 @@ import Foundation
 #endif
 
 /// One process owns a SQLite file (its push workers keep their job claims in memory): an
-/// exclusive `flock` on the file, held while any store of this process has it open. SQLite's own
-/// locks are `fcntl` locks, which `flock` never meets. Stores of one process share the claim (a
-/// test reopening the file, say); another process is refused.
+/// exclusive `flock` on `<file>.lock` beside it, held while any store of this process has the
+/// file open. The lock is on a file of its own, never the database: a second descriptor on the
+/// database, once closed, would drop SQLite's own fcntl locks (and on NFS or SMB, flock is an
+/// fcntl lock that would meet SQLite's). Stores of one process share the claim (a test reopening
+/// the file, say); another process is refused.
 final class FileOwnership: Sendable {
     private struct Key: Hashable {
         let device: UInt64
         let inode: UInt64
     }
 
-    /// The files this process owns: each one's locked descriptor and how many stores hold it.
+    /// The lock files this process holds: each one's locked descriptor and how many stores hold it.
     private static let owned = Locked<[Key: (descriptor: Int32, stores: Int)]>([:])
     private let key: Key
 
-    /// Claims `path`, creating it readable by its owner only (it holds password hashes).
+    /// Claims `path`, first creating the database readable by its owner only (it holds password
+    /// hashes) when it does not exist yet.
     ///
-    /// - Throws: ``StoreError`` when another process owns it, or it cannot be opened.
+    /// - Throws: ``StoreError`` when another process owns it, or its lock cannot be taken.
     init(path: String) throws(StoreError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .unavailable("cannot open the database \(path): \(String(cString: strerror(errno)))") }
+        // Created only when new (O_EXCL): no descriptor is ever opened on a file SQLite may hold.
+        let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if created >= 0 { close(created) }
+        let lockPath = path + ".lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .unavailable("cannot open the database \(path): cannot create \(lockPath): \(String(cString: strerror(errno)))") }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             close(descriptor)

@@ -23,14 +23,15 @@ extension Column {
             guard kind == .bigint else { throw .invalidText(kind.rawValue, text) }
             // An integer exactly as sent (never through Double); an integral fraction such as 2.0
             // within Double's exact range as that integer.
+            // Decided from the text, never through Double: an integer, or one written with a zero
+            // fraction (`2.0`); beyond 64 bits 22003, anything else 22P02.
             if case .int(let integer) = value { return .integer(Int64(integer)) }
-            guard let integer = value.intValue else {
-                if case .number(let digits) = value, digits.allSatisfy({ $0.isNumber || $0 == "-" }) {
-                    throw StoreError(code: "22003", message: "value \"\(digits)\" is out of range for type bigint")
-                }
-                throw .invalidText(kind.rawValue, text)
-            }
-            return .integer(Int64(integer))
+            var digits = Substring(text)
+            if let dot = digits.firstIndex(of: "."), digits[digits.index(after: dot)...].allSatisfy({ $0 == "0" }) { digits = digits[..<dot] }
+            let integral = !digits.isEmpty && digits.drop(while: { $0 == "-" }).allSatisfy(\.isASCIIDigit) && digits.filter({ $0 == "-" }).count <= 1
+            guard integral else { throw .invalidText(kind.rawValue, text) }
+            guard let integer = Int64(digits) else { throw StoreError(code: "22003", message: "value \"\(text.prefix(40))\" is out of range for type bigint") }
+            return .integer(integer)
         case .array, .object:
             throw .invalidText(kind.rawValue, value.jsonText)
         }
@@ -82,4 +83,8 @@ extension Column {
         case .text(let v): return kind == .jsonb ? (try? JSONValue.read(Data(v.utf8))) ?? .string(v) : .string(v)
         }
     }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
