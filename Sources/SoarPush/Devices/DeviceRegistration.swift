@@ -39,7 +39,7 @@ struct DeviceRegistration: Sendable {
     func unregister(token: String, userID: String) throws(PushError) -> Int {
         let condition = RowQuery.Condition.all([
             .compare(column: "user_id", op: .eq, operand: .value(.text(userID))),
-            .compare(column: "token", op: .eq, operand: .value(.text(token.lowercased()))),
+            .compare(column: "token", op: .eq, operand: .value(.text(table.column("token")!.canonical(token)))),
         ])
         return try mapped { () throws(StoreError) in try store.delete(table, where: condition, as: .user(userID)).count }
     }

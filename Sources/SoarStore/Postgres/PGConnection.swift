@@ -105,11 +105,8 @@ final class PGConnection {
         guard let result else { throw .unavailable("Postgres connection lost: \(Self.text(PQerrorMessage(handle)))") }
         defer { PQclear(result) }
         switch PQresultStatus(result) {
-        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY: resultsRead += 1
-        default: break
-        }
-        switch PQresultStatus(result) {
         case PGRES_TUPLES_OK:
+            resultsRead += 1
             let rows = Int(PQntuples(result)), columns = Int(PQnfields(result))
             return (0..<rows).map { row in
                 (0..<columns).map { column in
@@ -117,6 +114,7 @@ final class PGConnection {
                 }
             }
         case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            resultsRead += 1
             return []
         default:
             func field(_ code: Character) -> String? {

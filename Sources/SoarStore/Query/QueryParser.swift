@@ -179,8 +179,7 @@ public struct QueryParser {
 
     /// A filter's value as the column stores it (a device token in lowercase, as it is stored).
     private func convert(_ column: Column, _ text: String) throws(QueryError) -> SQLValue {
-        if case .hexToken? = column.check, !text.utf8.contains(0) { return .text(text.lowercased()) }
-        do { return try column.storable(text: text) } catch { throw .store(error) }
+        do { return try column.storable(text: column.canonical(text)) } catch { throw .store(error) }
     }
 
     private func require(_ column: String) throws(QueryError) {

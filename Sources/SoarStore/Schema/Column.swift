@@ -40,3 +40,11 @@ public struct Column: Sendable {
         self.check = check
     }
 }
+
+extension Column {
+    /// `text` in the one form the column stores and compares: a device token in lowercase hex.
+    public func canonical(_ text: String) -> String {
+        if case .hexToken? = check { return text.lowercased() }
+        return text
+    }
+}

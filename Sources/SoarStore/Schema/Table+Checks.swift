@@ -13,7 +13,7 @@ extension Table {
             if let problem = Self.problem(text, check) {
                 throw .checkViolation("\(name)_\(column.name)_check", table: name, details: "\(column.name): \(problem)")
             }
-            if case .hexToken = check { values[column.name] = .text(text.lowercased()) }
+            values[column.name] = .text(column.canonical(text))
         }
         return values
     }
