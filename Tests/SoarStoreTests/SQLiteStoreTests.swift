@@ -205,4 +205,14 @@ extension SQLiteStoreTests {
         #expect(titles.count == 49, "48 single rows and the first")
         #expect(!titles.contains { if case .text(let t) = $0 { t.hasPrefix("ok-part") } else { false } })
     }
+
+    /// A bulk write (a chunk of a send) commits alone, so a small write queued behind it waits for
+    /// that one bulk write only, never for the next one too.
+    @Test func bulkWritesCommitAlone() {
+        #expect(WriteBatcher.batchSize([]) == 0)
+        #expect(WriteBatcher.batchSize([false, false, false]) == 3)
+        #expect(WriteBatcher.batchSize([true, false, true]) == 1)
+        #expect(WriteBatcher.batchSize([false, false, true, false]) == 2)
+        #expect(WriteBatcher.batchSize([true, true]) == 1)
+    }
 }

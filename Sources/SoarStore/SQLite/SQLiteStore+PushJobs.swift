@@ -12,7 +12,7 @@ extension SQLiteStore {
 
     public func appendToSend(id: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool) throws(StoreError) {
         let time = Timestamp.postgres(now())
-        try write { connection throws(StoreError) in
+        try write(bulk: true) { connection throws(StoreError) in
             try Self.insert(notifications, sendID: id, inboxSize: inboxSize, time: time, on: connection)
             let insert = try connection.statement(
                 "INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, badge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")

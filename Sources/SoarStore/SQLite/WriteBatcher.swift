@@ -5,7 +5,8 @@ import Foundation
 ///
 /// A write that fails rolls back to its savepoint and fails alone; a commit that fails fails every
 /// write of its batch. Whichever waiting thread finds no batch running writes the next one, so no
-/// thread is dedicated to it.
+/// thread is dedicated to it. A bulk write (a chunk of a send) has a transaction of its own, so the
+/// small writes queued beside it wait for at most the one bulk write in progress.
 final class WriteBatcher: @unchecked Sendable {
     private let connection: SQLiteConnection
     private let condition = NSCondition()
@@ -14,9 +15,10 @@ final class WriteBatcher: @unchecked Sendable {
 
     init(connection: SQLiteConnection) { self.connection = connection }
 
-    /// Runs `body` on the writer connection inside a transaction shared with other writes.
-    func perform<T>(_ body: @escaping (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
-        let job = Write(body)
+    /// Runs `body` on the writer connection inside a transaction shared with other writes, or
+    /// alone in one when it is `bulk`.
+    func perform<T>(bulk: Bool = false, _ body: @escaping (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        let job = Write(body, bulk: bulk)
         condition.lock()
         queue.append(job)
         while !job.finished {
@@ -25,8 +27,7 @@ final class WriteBatcher: @unchecked Sendable {
                 continue
             }
             writing = true
-            let batch = queue
-            queue.removeAll(keepingCapacity: true)
+            let batch = nextBatch()
             condition.unlock()
             commit(batch)
             condition.lock()
@@ -36,6 +37,20 @@ final class WriteBatcher: @unchecked Sendable {
         }
         condition.unlock()
         return try job.result!.get()
+    }
+
+    /// Takes the writes of the next transaction from the queue.
+    private func nextBatch() -> [any BatchedWrite] {
+        let end = Self.batchSize(queue.map(\.bulk))
+        defer { queue.removeFirst(end) }
+        return Array(queue[..<end])
+    }
+
+    /// How many of the queued writes (each bulk or not, in order) the next transaction takes: a
+    /// bulk write alone, or the small writes before the next bulk one.
+    static func batchSize(_ bulk: [Bool]) -> Int {
+        guard let first = bulk.first else { return 0 }
+        return first ? 1 : bulk.firstIndex(of: true) ?? bulk.count
     }
 
     private func commit(_ batch: [any BatchedWrite]) {
@@ -73,6 +88,7 @@ final class WriteBatcher: @unchecked Sendable {
 
 /// One write waiting for, or done in, a batch.
 private protocol BatchedWrite: AnyObject {
+    var bulk: Bool { get }
     var finished: Bool { get set }
     /// Runs the write; false when it failed (and must be rolled back).
     func run(_ connection: SQLiteConnection) -> Bool
@@ -81,10 +97,14 @@ private protocol BatchedWrite: AnyObject {
 
 private final class Write<T>: BatchedWrite {
     let body: (SQLiteConnection) throws(StoreError) -> T
+    let bulk: Bool
     var result: Result<T, StoreError>?
     var finished = false
 
-    init(_ body: @escaping (SQLiteConnection) throws(StoreError) -> T) { self.body = body }
+    init(_ body: @escaping (SQLiteConnection) throws(StoreError) -> T, bulk: Bool) {
+        self.body = body
+        self.bulk = bulk
+    }
 
     func run(_ connection: SQLiteConnection) -> Bool {
         do {
