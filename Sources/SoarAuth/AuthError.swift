@@ -1,3 +1,4 @@
+import Foundation
 import SoarStore
 
 /// A GoTrue error: its HTTP status, `error_code` and message, as supabase clients parse them.
@@ -5,6 +6,8 @@ public struct AuthError: Error, Sendable, Equatable {
     public let status: Int
     public let code: String
     public let message: String
+    /// Whole seconds before trying again (the `Retry-After` of a 429).
+    public var retryAfter: Int?
 
     public init(_ status: Int, _ code: String, _ message: String) {
         self.status = status
@@ -25,7 +28,11 @@ public struct AuthError: Error, Sendable, Equatable {
     public static let noAuthorization = AuthError(401, "no_authorization", "This endpoint requires a Bearer token")
     public static let notAdmin = AuthError(403, "not_admin", "User not allowed")
     public static let userNotFound = AuthError(404, "user_not_found", "User not found")
-    public static let rateLimited = AuthError(429, "over_request_rate_limit", "Request rate limit reached")
+    public static func rateLimited(retryAfter seconds: TimeInterval) -> AuthError {
+        var error = AuthError(429, "over_request_rate_limit", "Request rate limit reached")
+        error.retryAfter = max(1, Int(seconds.rounded(.up)))
+        return error
+    }
     public static func validation(_ message: String) -> AuthError { AuthError(400, "validation_failed", message) }
     public static func unsupportedGrant(_ grant: String) -> AuthError {
         AuthError(400, "unsupported_grant_type", "unsupported_grant_type: \(grant.isEmpty ? "missing grant_type" : grant)")

@@ -40,10 +40,16 @@ public final class AuthService: Sendable {
 
     // MARK: signing in
 
+    /// Counts an attempt for `key`; over the limit, a 429 saying when to try again.
+    private func admit(_ key: String, by limiter: RateLimiter) throws(AuthError) {
+        let time = now()
+        guard limiter.allow(key, now: time) else { throw .rateLimited(retryAfter: limiter.retryAfter(key, now: time)) }
+    }
+
     /// `POST /signup`: an email user (signed in at once, as with auto-confirm) or, with neither
     /// email nor phone, an anonymous one.
     public func signUp(email: String?, password: String?, data: [String: JSONValue], address: String) throws(AuthError) -> AuthSession {
-        guard byAddress.allow(address, now: now()) else { throw .rateLimited }
+        try admit(address, by: byAddress)
         let time = Timestamp.postgres(now())
         var user = AuthUser(id: RandomUUID.lowercase(), createdAt: time)
         user.userMetadata = data
@@ -68,7 +74,8 @@ public final class AuthService: Sendable {
     /// `POST /token?grant_type=password`.
     public func signIn(email: String, password: String, address: String) throws(AuthError) -> AuthSession {
         let normalized = try Self.normalized(email: email)
-        guard byAddress.allow(address, now: now()), byEmail.allow(normalized, now: now()) else { throw .rateLimited }
+        try admit(address, by: byAddress)
+        try admit(normalized, by: byEmail)
         guard let user = try lookup({ () throws(StoreError) in try store.user(email: normalized) }), let hash = user.passwordHash,
             hasher.verify(password, against: hash)
         else {

@@ -25,4 +25,13 @@ public final class RateLimiter: Sendable {
             return true
         }
     }
+
+    /// How long until `key` may try again: until its oldest attempt in the window leaves it.
+    public func retryAfter(_ key: String, now: Date) -> TimeInterval {
+        events.withLock { events in
+            let recent = (events[key] ?? []).filter { now.timeIntervalSince($0) < window }
+            guard recent.count >= limit, let oldest = recent.first else { return 0 }
+            return window - now.timeIntervalSince(oldest)
+        }
+    }
 }

@@ -130,7 +130,7 @@ public final class Server: Sendable {
         }
         response.headers.append(("x-request-id", requestID))
         response.headers.append(("access-control-allow-origin", request.headers["origin"] ?? "*"))
-        response.headers.append(("access-control-expose-headers", "content-range, content-location, preference-applied, x-request-id, x-total-count"))
+        response.headers.append(("access-control-expose-headers", "content-range, content-location, preference-applied, retry-after, x-request-id, x-total-count"))
         let seconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000
         metrics.record(route: label, status: response.status, seconds: seconds, storeError: fault?.isServerFault == true)
         var error: String?

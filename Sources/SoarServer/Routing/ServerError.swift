@@ -71,7 +71,9 @@ public struct ServerError: Error, Sendable {
         // An unavailable store's own words (hosts, ports, roles) go to the log, not to clients.
         case .auth(let error):
             let message = status == 503 ? Self.storeUnavailable : error.message
-            return .json(status, ["code": .int(error.status), "error_code": .string(error.code), "msg": .string(message)])
+            var response = HTTPResponse.json(status, ["code": .int(error.status), "error_code": .string(error.code), "msg": .string(message)])
+            if let seconds = error.retryAfter { response.headers.append(("retry-after", String(seconds))) }
+            return response
         case .rest(let code, let message, let details, let hint):
             if code == "XX000" { return .json(status, ["code": .string(code), "message": .string(Self.storeUnavailable), "details": .null, "hint": .null]) }
             return .json(status, ["code": .string(code), "message": .string(message), "details": text(details), "hint": text(hint)])
