@@ -90,6 +90,17 @@ func temporaryFile(_ name: String, _ contents: String) throws -> String {
         #expect(cli.err.contains(#""aps.badge" must be an integer, not string"#))
     }
 
+    @Test func aPipeIsReadLikeAFile() async throws {
+        let pipe = Pipe()
+        pipe.fileHandleForWriting.write(Data(#"{"aps":{"alert":"hi"}}"#.utf8))
+        try pipe.fileHandleForWriting.close()
+        let cli = RecordingConsole()
+        #expect(await cli.run("payload", "validate", "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)") == 0)
+        #expect(cli.out.contains("valid: 22 of 4096 bytes (alert)"))
+        #expect(await cli.run("payload", "validate", NSTemporaryDirectory()) == 2)
+        #expect(cli.err.contains("it is a directory"))
+    }
+
     @Test func missingFileAndBadTypeAreUsageErrors() async {
         let cli = RecordingConsole()
         #expect(await cli.run("payload", "validate", "/no/such/file.json") == 2)

@@ -245,13 +245,7 @@ struct PushSendCommand: Command {
     }
 
     static func readTokens(_ file: String) throws(CommandError) -> [String] {
-        let data: Data
-        if file == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            guard let contents = FileManager.default.contents(atPath: file) else { throw .usage("cannot read \(file)") }
-            data = contents
-        }
+        let data = try InputFile.read(file)
         func blank(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 13 }
         let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data  // a byte-order mark is not part of a token
         return text.withUnsafeBytes { bytes in
