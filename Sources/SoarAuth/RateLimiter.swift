@@ -30,7 +30,7 @@ public final class RateLimiter: Sendable {
     public func retryAfter(_ key: String, now: Date) -> TimeInterval {
         events.withLock { events in
             let recent = (events[key] ?? []).filter { now.timeIntervalSince($0) < window }
-            guard recent.count >= limit, let oldest = recent.first else { return 0 }
+            guard recent.count >= limit, let oldest = recent.min() else { return 0 }
             return window - now.timeIntervalSince(oldest)
         }
     }

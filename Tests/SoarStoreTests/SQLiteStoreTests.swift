@@ -206,13 +206,39 @@ extension SQLiteStoreTests {
         #expect(!titles.contains { if case .text(let t) = $0 { t.hasPrefix("ok-part") } else { false } })
     }
 
-    /// A bulk write (a chunk of a send) commits alone, so a small write queued behind it waits for
-    /// that one bulk write only, never for the next one too.
-    @Test func bulkWritesCommitAlone() {
-        #expect(WriteBatcher.batchSize([]) == 0)
-        #expect(WriteBatcher.batchSize([false, false, false]) == 3)
-        #expect(WriteBatcher.batchSize([true, false, true]) == 1)
-        #expect(WriteBatcher.batchSize([false, false, true, false]) == 2)
-        #expect(WriteBatcher.batchSize([true, true]) == 1)
+    /// Bulk writes (chunks of sends) commit alone, and transactions alternate: small writes queued
+    /// while a bulk one commits go together next, ahead of bulk ones queued before them.
+    @Test func smallWritesWaitForOneBulkWriteAtMost() {
+        #expect(WriteBatcher.nextBatch([], afterBulk: true) == [])
+        #expect(WriteBatcher.nextBatch([false, false], afterBulk: false) == [0, 1])
+        #expect(WriteBatcher.nextBatch([false, true, false], afterBulk: true) == [0, 2])
+        #expect(WriteBatcher.nextBatch([false, true, false], afterBulk: false) == [1])
+        #expect(WriteBatcher.nextBatch([true, true], afterBulk: true) == [0])
+    }
+
+    @Test func smallWritesGoAheadOfAQueuedBulkWrite() throws {
+        let batcher = WriteBatcher(connection: try SQLiteConnection(path: path, readOnly: false))
+        let order = Locked<[String]>([])
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        func write(_ name: String, bulk: Bool, holding: Bool = false) {
+            done.enter()
+            Thread.detachNewThread {
+                _ = try? batcher.perform(bulk: bulk) { _ throws(StoreError) in
+                    order.withLock { $0.append(name) }
+                    if holding { release.wait() }
+                }
+                done.leave()
+            }
+        }
+        write("bulk 1", bulk: true, holding: true)
+        #expect(eventually { order.withLock { $0 } == ["bulk 1"] })
+        for (index, (name, bulk)) in [("small 1", false), ("bulk 2", true), ("small 2", false)].enumerated() {
+            write(name, bulk: bulk)
+            #expect(eventually { batcher.queued == index + 1 })
+        }
+        release.signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(order.withLock { $0 } == ["bulk 1", "small 1", "small 2", "bulk 2"])
     }
 }

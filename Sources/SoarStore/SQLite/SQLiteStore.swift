@@ -77,7 +77,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// Runs `body` on the writer connection, in a transaction it may share with concurrent writes
     /// (group commit). All or nothing: when `body` throws, none of its changes are kept; when it
     /// returns, they are committed. A `bulk` write (thousands of rows) gets a transaction of its
-    /// own, so that small writes do not wait for it and the next one too.
+    /// own, and small writes never wait for more than one of them (see ``WriteBatcher``).
     func write<T>(bulk: Bool = false, _ body: @escaping (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
         try writer.perform(bulk: bulk, body)
     }

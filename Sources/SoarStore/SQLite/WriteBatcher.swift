@@ -5,15 +5,20 @@ import Foundation
 ///
 /// A write that fails rolls back to its savepoint and fails alone; a commit that fails fails every
 /// write of its batch. Whichever waiting thread finds no batch running writes the next one, so no
-/// thread is dedicated to it. A bulk write (a chunk of a send) has a transaction of its own, so the
-/// small writes queued beside it wait for at most the one bulk write in progress.
+/// thread is dedicated to it. A bulk write (a chunk of a send) has a transaction of its own, and
+/// transactions alternate: after a bulk one, every small write waiting goes in the next, so a
+/// small write waits for at most one bulk write however many sends are being stored.
 final class WriteBatcher: @unchecked Sendable {
     private let connection: SQLiteConnection
     private let condition = NSCondition()
     private var queue: [any BatchedWrite] = []
     private var writing = false
+    private var lastWasBulk = true
 
     init(connection: SQLiteConnection) { self.connection = connection }
+
+    /// Writes waiting for a transaction.
+    var queued: Int { condition.withLock { queue.count } }
 
     /// Runs `body` on the writer connection inside a transaction shared with other writes, or
     /// alone in one when it is `bulk`.
@@ -41,16 +46,21 @@ final class WriteBatcher: @unchecked Sendable {
 
     /// Takes the writes of the next transaction from the queue.
     private func nextBatch() -> [any BatchedWrite] {
-        let end = Self.batchSize(queue.map(\.bulk))
-        defer { queue.removeFirst(end) }
-        return Array(queue[..<end])
+        let chosen = Self.nextBatch(queue.map(\.bulk), afterBulk: lastWasBulk)
+        lastWasBulk = queue[chosen[0]].bulk
+        let batch = chosen.map { queue[$0] }
+        queue = queue.indices.filter { !chosen.contains($0) }.map { queue[$0] }
+        return batch
     }
 
-    /// How many of the queued writes (each bulk or not, in order) the next transaction takes: a
-    /// bulk write alone, or the small writes before the next bulk one.
-    static func batchSize(_ bulk: [Bool]) -> Int {
-        guard let first = bulk.first else { return 0 }
-        return first ? 1 : bulk.firstIndex(of: true) ?? bulk.count
+    /// Which of the queued writes (each bulk or not, oldest first) the next transaction takes:
+    /// every small one after a bulk transaction (or when no bulk one waits), else the oldest bulk
+    /// one, alone. Each queued write belongs to a different waiting thread, so they have no order
+    /// to keep among themselves.
+    static func nextBatch(_ bulk: [Bool], afterBulk: Bool) -> [Int] {
+        let small = bulk.indices.filter { !bulk[$0] }
+        guard let oldestBulk = bulk.firstIndex(of: true) else { return small }
+        return afterBulk && !small.isEmpty ? small : [oldestBulk]
     }
 
     private func commit(_ batch: [any BatchedWrite]) {
