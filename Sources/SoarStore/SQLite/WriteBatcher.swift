@@ -83,7 +83,11 @@ final class WriteBatcher: @unchecked Sendable {
                     if !write.run(connection) { try connection.run("ROLLBACK TO write") }
                     try connection.run("RELEASE write")
                 } catch {
-                    write.fail(error)
+                    // A savepoint that cannot be rolled back or released leaves the transaction
+                    // unknown: none of it is kept, and every write of the batch fails.
+                    try? connection.run("ROLLBACK")
+                    for write in batch { write.fail(error) }
+                    return
                 }
             }
         }
