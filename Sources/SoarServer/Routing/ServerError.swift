@@ -67,15 +67,16 @@ public struct ServerError: Error, Sendable {
 
     var response: HTTPResponse {
         func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        // An unavailable store (503) has its own words (hosts, ports, roles) logged, not answered.
+        let unavailable = status == 503
         switch shape {
-        // An unavailable store's own words (hosts, ports, roles) go to the log, not to clients.
         case .auth(let error):
-            let message = status == 503 ? Self.storeUnavailable : error.message
+            let message = unavailable ? Self.storeUnavailable : error.message
             var response = HTTPResponse.json(status, ["code": .int(error.status), "error_code": .string(error.code), "msg": .string(message)])
             if let seconds = error.retryAfter { response.headers.append(("retry-after", String(seconds))) }
             return response
         case .rest(let code, let message, let details, let hint):
-            if code == "XX000" { return .json(status, ["code": .string(code), "message": .string(Self.storeUnavailable), "details": .null, "hint": .null]) }
+            if unavailable { return .json(status, ["code": .string(code), "message": .string(Self.storeUnavailable), "details": .null, "hint": .null]) }
             return .json(status, ["code": .string(code), "message": .string(message), "details": text(details), "hint": text(hint)])
         case .gateway(let message, let code):
             var body: [String: JSONValue] = ["message": .string(message)]

@@ -111,9 +111,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
         return ([url] + settings.map { "\($0.0)='\($0.1)'" }).joined(separator: " ")
     }
 
-    /// The URL for the banner and logs: the password replaced.
-    /// `url` with its password replaced by `***`, in each form libpq takes: a URL's
-    /// `user:password@` or `?password=`, and a `password=` setting in the `key=value` form.
+    /// The URL for the banner and logs: `url` with its password replaced by `***`, in each form
+    /// libpq takes: a URL's `user:password@` or `?password=`, and a `key=value` `password=`.
     public static func withoutPassword(_ url: String) -> String {
         let trimmed = url.trimmingCharacters(in: .whitespaces)
         if trimmed.hasPrefix("postgres://") || trimmed.hasPrefix("postgresql://") {

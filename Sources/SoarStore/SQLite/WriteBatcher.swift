@@ -47,9 +47,9 @@ final class WriteBatcher: @unchecked Sendable {
     /// Takes the writes of the next transaction from the queue.
     private func nextBatch() -> [any BatchedWrite] {
         let chosen = Self.nextBatch(queue.map(\.bulk), afterBulk: lastWasBulk)
-        lastWasBulk = queue[chosen[0]].bulk
         let batch = chosen.map { queue[$0] }
-        queue = queue.indices.filter { !chosen.contains($0) }.map { queue[$0] }
+        lastWasBulk = batch[0].bulk
+        for index in chosen.reversed() { queue.remove(at: index) }
         return batch
     }
 

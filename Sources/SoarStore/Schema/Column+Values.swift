@@ -21,8 +21,6 @@ extension Column {
             let text = value.jsonText
             if kind == .text { return .text(text) }
             guard kind == .bigint else { throw .invalidText(kind.rawValue, text) }
-            // An integer exactly as sent (never through Double); an integral fraction such as 2.0
-            // within Double's exact range as that integer.
             // Decided from the text, never through Double: an integer, or one written with a zero
             // fraction (`2.0`); beyond 64 bits 22003, anything else 22P02.
             if case .int(let integer) = value { return .integer(Int64(integer)) }
