@@ -12,6 +12,8 @@ struct DeviceDelivery: Sendable {
     let clients: APNsClients
     let rows: DeviceRows
     let metrics: PushMetrics
+    /// Row changes, off the threads deliveries run on.
+    private let rowWrites = BlockingStore("rows")
 
     func deliver(_ notification: APNsNotification, to device: Device, requested: PushEnvironment) async -> DeviceResult {
         let started = ContinuousClock.now
@@ -82,12 +84,13 @@ struct DeviceDelivery: Sendable {
                 environment = first.other
                 healedFrom = first
                 outcome = retried
-                try? rows.record(environment, for: device)
+                try? await rowWrites.run { [rows, environment] () throws(StoreError) in try rows.record(environment, for: device) }
             }
         }
         var removed = false
         if let failure = outcome.failure, failure.isInvalidToken {
-            removed = (try? rows.remove(device, unlessUpdatedSince: failure.status == 410 ? failure.timestamp : nil)) ?? false
+            let appleTime = failure.status == 410 ? failure.timestamp : nil
+            removed = (try? await rowWrites.run { [rows] () throws(StoreError) in try rows.remove(device, unlessUpdatedSince: appleTime) }) ?? false
         }
         let result = DeviceResult(
             device: device, environment: environment, outcome: Self.summary(outcome, apnsID: notification.apnsID), removed: removed, healedFrom: healedFrom)

@@ -7,7 +7,7 @@ struct OutcomeRecorder: Sendable {
     static let pauses: [Duration] = [.milliseconds(100), .milliseconds(200), .milliseconds(500)] + Array(repeating: .seconds(2), count: 150)
 
     /// Commits one batch (the store's `finishJobs`).
-    let commit: @Sendable ([PushJobResult]) throws(StoreError) -> Void
+    let commit: @Sendable ([PushJobResult]) async throws(StoreError) -> Void
     let metrics: PushMetrics
     var pauses = Self.pauses
     var sleep: @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
@@ -19,7 +19,7 @@ struct OutcomeRecorder: Sendable {
         var pauses = pauses[...]
         while true {
             do {
-                try commit(results)
+                try await commit(results)
                 return true
             } catch {
                 metrics.recordingFailed()

@@ -25,10 +25,14 @@ final class PushWorker: Sendable {
     static let leaseSeconds = 10
 
     private let recorder: OutcomeRecorder
+    /// Claims, one at a time, off the threads deliveries run on.
+    private let claims = BlockingStore("claims")
 
     init(store: any PushJobStore, delivery: DeviceDelivery, defaultEnvironment: PushEnvironment, concurrency: Int = 1000, batch: Int = 500) {
         self.store = store
-        recorder = OutcomeRecorder(commit: { results throws(StoreError) in try store.finishJobs(results) }, metrics: delivery.metrics)
+        let recording = BlockingStore("outcomes")
+        recorder = OutcomeRecorder(
+            commit: { results throws(StoreError) in try await recording.run { () throws(StoreError) in try store.finishJobs(results) } }, metrics: delivery.metrics)
         self.delivery = delivery
         self.defaultEnvironment = defaultEnvironment
         self.concurrency = concurrency
@@ -75,16 +79,22 @@ final class PushWorker: Sendable {
         for await _ in stream {
             // The next batch is claimed, and starts, while the last one is still out: the
             // connections never drain at a batch's end, and no claim waits in the sending's way.
-            // Leases are renewed by owner, so one heartbeat covers every batch this pass holds.
+            // A batch's outcomes are committed beside the next batches; the pass ends when all
+            // are, so the one heartbeat (leases are renewed by owner) covers every job it holds.
             let beating = heartbeat(lease: lease)
-            var previous: Task<Void, Never>?
+            let claim: @Sendable () throws(StoreError) -> [PushJob] = { [store, owner] () throws(StoreError) in
+                try store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease)
+            }
+            var previous: Task<[Task<Void, Never>], Never>?
+            var recordings: [Task<Void, Never>] = []
             while !Task.isCancelled {
-                guard let jobs = try? store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease), !jobs.isEmpty else { break }
+                guard let jobs = try? await claims.run(claim), !jobs.isEmpty else { break }
                 let current = Task { [self] in await deliver(jobs) }
-                await previous?.value
+                recordings += await previous?.value ?? []
                 previous = current
             }
-            await previous?.value
+            recordings += await previous?.value ?? []
+            for recording in recordings { await recording.value }
             beating.withLock { $0 = false }
         }
     }
@@ -110,7 +120,8 @@ final class PushWorker: Sendable {
         let rest: Data
     }
 
-    private func deliver(_ jobs: [PushJob]) async {
+    /// Sends `jobs`; returns once APNs answered each, with the tasks committing their outcomes.
+    private func deliver(_ jobs: [PushJob]) async -> [Task<Void, Never>] {
         var sends: [String: Prepared?] = [:]
         var unreadable: Set<String> = []
         for send in Set(jobs.map(\.sendID)) {
@@ -169,8 +180,7 @@ final class PushWorker: Sendable {
             start = end
         }
         recordings.append(record(collected.withLock { $0 }))
-        recordings += finished.withLock { $0 }
-        for recording in recordings { await recording.value }
+        return recordings + finished.withLock { $0 }
     }
 
     /// The job's notification: the send's, with this job's apns-id, inbox id and badge.
