@@ -19,6 +19,7 @@ public enum Migrations {
         File(name: "0008_device_tokens_token_index.sql", bytes: PackageResources._008_device_tokens_token_index_sql),
         File(name: "0009_push_claims.sql", bytes: PackageResources._009_push_claims_sql),
         File(name: "0010_device_tokens_lowercase.sql", bytes: PackageResources._010_device_tokens_lowercase_sql),
+        File(name: "0011_push_outcomes.sql", bytes: PackageResources._011_push_outcomes_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables

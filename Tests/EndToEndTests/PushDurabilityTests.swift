@@ -70,7 +70,7 @@ import Testing
         let run = try ProcessRunner.run("python3", ["-c", """
             import sqlite3, sys, json
             db = sqlite3.connect(sys.argv[1])
-            print(json.dumps(dict(db.execute("SELECT state, count(*) FROM push_jobs GROUP BY state").fetchall())))
+            print(json.dumps(dict(db.execute("SELECT coalesce(o.state, 'pending'), count(*) FROM push_jobs j LEFT JOIN push_outcomes o ON o.job_id = j.id GROUP BY 1").fetchall())))
             """, database])
         return (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Int]) ?? ["unreadable": 1]
     }
@@ -80,7 +80,7 @@ import Testing
         let run = try ProcessRunner.run("python3", ["-c", """
             import sqlite3, sys, json
             db = sqlite3.connect(sys.argv[1])
-            rows = db.execute("SELECT token, state, reason FROM push_jobs").fetchall()
+            rows = db.execute("SELECT j.token, coalesce(o.state, 'pending'), o.reason FROM push_jobs j LEFT JOIN push_outcomes o ON o.job_id = j.id").fetchall()
             out = {}
             for token, state, reason in rows:
                 assert token not in out, token

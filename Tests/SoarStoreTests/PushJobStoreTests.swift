@@ -1,5 +1,6 @@
 import Foundation
 import SoarCore
+import SoarMigrations
 import SoarStore
 import SoarTesting
 import Testing
@@ -17,16 +18,41 @@ import Testing
         try store.createSend(id: "s1", request: "{}", total: 2)
         try store.appendToSend(id: "s1", jobs: [job(1), job(2)], notifications: [], inboxSize: 500, badgeUnread: false)
         let jobs = try store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10)
-        #expect(jobs.count == 2)
+        #expect(try jobs.count == 2 && store.pendingJobCount() == 2)
         let delivered = PushJobResult(jobID: jobs[0].id, delivered: true, reason: nil, environment: "sandbox", removed: false)
         try store.finishJobs([delivered, delivered])
         try store.finishJobs([delivered])
         var summary = try #require(try store.sendSummary(id: "s1"))
         #expect(summary.delivered == 1 && summary.pending == 1 && summary.finishedAt == nil, "recorded twice, counted once")
+        #expect(try store.pendingJobCount() == 1)
         try store.finishJobs([PushJobResult(jobID: jobs[1].id, delivered: false, reason: "Unregistered", environment: nil, removed: true)])
         summary = try #require(try store.sendSummary(id: "s1"))
         #expect(summary.failed == 1 && summary.removed == 1 && summary.reasons == ["Unregistered": 1] && summary.finishedAt != nil)
-        #expect(try store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10).isEmpty)
+        #expect(try store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10).isEmpty && store.pendingJobCount() == 0)
+    }
+
+    @Test func aFileFromBeforeOutcomeRowsKeepsItsOutcomesAndItsPendingJobs() throws {
+        // A file at the schema before push_outcomes, with one job ended and one pending.
+        let path = directory.path + "/old.db"
+        let made = try ProcessRunner.run("python3", ["-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("CREATE TABLE soar_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+            for name, sql in zip(sys.argv[2::2], sys.argv[3::2]):
+                db.executescript(sql)
+                db.execute("INSERT INTO soar_migrations VALUES (?, 't')", (name,))
+            db.execute("INSERT INTO push_sends (id, request, total, stored, delivered, created_at) VALUES ('old', '{}', 2, 2, 1, 't')")
+            db.execute("INSERT INTO push_jobs (send_id, token, apns_id, updated_at, state) VALUES ('old', 'aa', 'x', 't', 'delivered')")
+            db.execute("INSERT INTO push_jobs (send_id, token, apns_id, updated_at, lease_owner) VALUES ('old', 'bb', 'y', 't', 'gone')")
+            db.commit()
+            """, path] + Migrations.sqlite.prefix { $0.name < "0011" }.flatMap { [$0.name, $0.sql] })
+        #expect(made.status == 0, "\(made.stderr)")
+        let store = try SQLiteStore(path: path)
+        #expect(try store.pendingJobCount() == 1)
+        let jobs = try store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10)
+        #expect(jobs.map(\.token) == ["bb"], "the delivered job stays ended")
+        try store.finishJobs([PushJobResult(jobID: jobs[0].id, delivered: true, reason: nil, environment: nil, removed: false)])
+        #expect(try store.sendSummary(id: "old")?.delivered == 2 && store.pendingJobCount() == 0)
     }
 
     @Test func aSendLeftPartlyStoredIsClosedAtTheNextStart() throws {

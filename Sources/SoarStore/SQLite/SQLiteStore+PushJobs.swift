@@ -25,7 +25,7 @@ extension SQLiteStore {
             if badgeUnread {
                 // The jobs just stored are the send's only ones without a badge yet.
                 try connection.statement(
-                    "UPDATE push_jobs SET badge = (SELECT count(*) FROM notifications WHERE notifications.user_id = push_jobs.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE send_id = ?1 AND user_id IS NOT NULL AND badge IS NULL AND state = 'pending'"
+                    "UPDATE push_jobs SET badge = (SELECT count(*) FROM notifications WHERE notifications.user_id = push_jobs.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE send_id = ?1 AND user_id IS NOT NULL AND badge IS NULL"
                 ).run([.text(id)])
             }
             try connection.statement("UPDATE push_sends SET stored = stored + ?1 WHERE id = ?2").run([.integer(Int64(jobs.count)), .text(id)])
@@ -73,24 +73,28 @@ extension SQLiteStore {
     public func claimJobs(owner: String, limit: Int, leaseSeconds: Int) throws(StoreError) -> [PushJob] {
         return try jobClaims.withLock { (claims: inout JobClaims) throws(StoreError) -> [PushJob] in
             let time = now()
-            try forgetFinishedClaims(&claims)
             var rows: [[SQLValue]] = []
             for range in claims.freeRanges(at: time) where rows.isEmpty {
                 rows = try read { connection throws(StoreError) in
                     try connection.statement(
                         """
                         SELECT id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge, attempts FROM push_jobs
-                        WHERE state = 'pending' AND id >= ?1 AND id <= ?2 ORDER BY id LIMIT ?3
+                        WHERE id >= ?1 AND id <= ?2 AND NOT EXISTS (SELECT 1 FROM push_outcomes WHERE job_id = push_jobs.id) ORDER BY id LIMIT ?3
                         """
                     ).rows([.integer(range.lowerBound), .integer(range.upperBound), .integer(Int64(limit))])
                 }
             }
-            guard let first = rows.first.map({ Self.integer($0[0]) }), let last = rows.last.map({ Self.integer($0[0]) }) else { return [] }
+            let finished = claims.removeFinished()
+            guard let first = rows.first.map({ Self.integer($0[0]) }), let last = rows.last.map({ Self.integer($0[0]) }) else {
+                try forget(finished)
+                return []
+            }
             try write { connection throws(StoreError) in
+                try Self.forget(finished, on: connection)
                 try connection.statement("INSERT INTO push_claims (first_id, last_id) VALUES (?1, ?2)").run([.integer(first), .integer(last)])
             }
             // The lease runs from now, not from before the waits for the store.
-            claims.add(JobClaims.Claim(first: first, last: last, owner: owner, until: now() + TimeInterval(leaseSeconds)))
+            claims.add(JobClaims.Claim(first: first, last: last, owner: owner, until: now() + TimeInterval(leaseSeconds), remaining: rows.count))
             return rows.map { row in
                 let id = Self.integer(row[0])
                 return PushJob(
@@ -101,22 +105,15 @@ extension SQLiteStore {
         }
     }
 
-    /// Drops the claims (and their rows) whose range has no pending job left.
-    private func forgetFinishedClaims(_ claims: inout JobClaims) throws(StoreError) {
-        var done: [JobClaims.Claim] = []
-        for claim in claims.claims {
-            let pending = try read { connection throws(StoreError) in
-                try connection.statement("SELECT 1 FROM push_jobs WHERE state = 'pending' AND id >= ?1 AND id <= ?2 LIMIT 1")
-                    .rows([.integer(claim.first), .integer(claim.last)])
-            }
-            if pending.isEmpty { done.append(claim) }
-        }
-        guard !done.isEmpty else { return }
-        try write { connection throws(StoreError) in
-            let delete = try connection.statement("DELETE FROM push_claims WHERE first_id = ?1 AND last_id = ?2")
-            for claim in done { try delete.run([.integer(claim.first), .integer(claim.last)]) }
-        }
-        claims.removeAll { claim in done.contains { $0.first == claim.first && $0.last == claim.last } }
+    /// Deletes the rows of claims whose jobs have all ended.
+    private func forget(_ claims: [JobClaims.Claim]) throws(StoreError) {
+        guard !claims.isEmpty else { return }
+        try write { connection throws(StoreError) in try Self.forget(claims, on: connection) }
+    }
+
+    private static func forget(_ claims: [JobClaims.Claim], on connection: SQLiteConnection) throws(StoreError) {
+        let delete = try connection.statement("DELETE FROM push_claims WHERE first_id = ?1 AND last_id = ?2")
+        for claim in claims { try delete.run([.integer(claim.first), .integer(claim.last)]) }
     }
 
     public func renewLeases(owner: String, leaseSeconds: Int) throws(StoreError) {
@@ -128,16 +125,22 @@ extension SQLiteStore {
     public func jobSignals() -> AsyncStream<Void>? { nil }
 
     /// On opening the file, the workers of the process that last had it are gone: each pending
-    /// job their claims covered counts one more attempt, and the claims end.
+    /// job their claims covered counts one more attempt, and the claims end. Claims will look for
+    /// pending jobs from the first job of the sends not finished.
     func releaseLeases() throws(StoreError) {
-        try write { connection throws(StoreError) in
+        let start = try write { connection throws(StoreError) -> Int64 in
             for claim in try connection.statement("SELECT first_id, last_id FROM push_claims").rows([]) {
-                try connection.statement("UPDATE push_jobs SET attempts = attempts + 1 WHERE state = 'pending' AND id >= ?1 AND id <= ?2").run(claim)
+                try connection.statement(
+                    "UPDATE push_jobs SET attempts = attempts + 1 WHERE id >= ?1 AND id <= ?2 AND NOT EXISTS (SELECT 1 FROM push_outcomes WHERE job_id = push_jobs.id)"
+                ).run(claim)
             }
             try connection.execute("DELETE FROM push_claims")
-            // Leases an earlier version kept on the rows themselves.
-            try connection.execute("UPDATE push_jobs SET lease_owner = NULL, lease_until = NULL WHERE state = 'pending' AND lease_owner IS NOT NULL")
+            let first = try connection.statement(
+                "SELECT coalesce(min(id), (SELECT coalesce(max(id), 0) + 1 FROM push_jobs)) FROM push_jobs WHERE send_id IN (SELECT id FROM push_sends WHERE finished_at IS NULL)"
+            ).rows([])
+            return first.first.map { Self.integer($0[0]) } ?? 0
         }
+        jobClaims.withLock { $0.unclaimedFrom = start }
     }
 
     public func sendRequest(id: String) throws(StoreError) -> String? {
@@ -165,21 +168,26 @@ extension SQLiteStore {
         // A job's attempts: those stored (claims before the last start) and this process's claims.
         let claims = jobClaims.withLock { $0 }
         let attempts = { (id: SQLValue) in claims.attempts(of: Self.integer(id)) }
-        try write { connection throws(StoreError) in
-            let update = try connection.statement(
+        let ended = try write { connection throws(StoreError) -> [Int64] in
+            // A job that has an outcome keeps it: only the new ones are returned, and counted.
+            let insert = try connection.statement(
                 """
-                UPDATE push_jobs SET state = ?1, reason = ?2, environment = coalesce(?3, environment), removed = ?4, updated_at = ?5
-                WHERE id IN (SELECT value FROM json_each(?6)) AND state = 'pending' RETURNING send_id, attempts, id
+                INSERT INTO push_outcomes (job_id, state, reason, environment, removed, finished_at)
+                SELECT push_jobs.id, ?1, ?2, ?3, ?4, ?5 FROM json_each(?6) JOIN push_jobs ON push_jobs.id = json_each.value WHERE true
+                ON CONFLICT (job_id) DO NOTHING RETURNING job_id
                 """
             )
-            // Only jobs that were still pending count, so an outcome recorded twice is counted once.
+            let jobs = try connection.statement("SELECT send_id, attempts, id FROM push_jobs WHERE id IN (SELECT value FROM json_each(?1))")
+            var ended: [Int64] = []
             var counts: [String: (delivered: Int, failed: Int, removed: Int, redelivered: Int, reasons: [String: Int])] = [:]
             for (ending, ids) in endings {
-                let rows = try update.rows([
+                let inserted = try insert.rows([
                     .text(ending.delivered ? "delivered" : "failed"), Self.optional(ending.reason), Self.optional(ending.environment),
                     .integer(ending.removed ? 1 : 0), .text(time), .text("[" + ids.map(String.init).joined(separator: ",") + "]"),
-                ])
-                for row in rows {
+                ]).map { Self.integer($0[0]) }
+                guard !inserted.isEmpty else { continue }
+                ended += inserted
+                for row in try jobs.rows([.text("[" + inserted.map(String.init).joined(separator: ",") + "]")]) {
                     guard let send = Self.text(row[0]) else { continue }
                     var count = counts[send] ?? (0, 0, 0, 0, [:])
                     if Int(Self.integer(row[1])) + attempts(row[2]) > 1 { count.redelivered += 1 }
@@ -202,7 +210,9 @@ extension SQLiteStore {
                 ])
                 for (name, number) in count.reasons { try reason.run([.text(send), .text(name), .integer(Int64(number))]) }
             }
+            return ended
         }
+        jobClaims.withLock { $0.ended(ended) }
     }
 
     public func sendSummary(id: String) throws(StoreError) -> PushSendSummary? {
@@ -227,7 +237,8 @@ extension SQLiteStore {
 
     public func pendingJobCount() throws(StoreError) -> Int {
         try read { connection throws(StoreError) in
-            Int(try connection.statement("SELECT count(*) FROM push_jobs WHERE state = 'pending'").rows([]).first.map { Self.integer($0[0]) } ?? 0)
+            // Each send counts its own: the jobs stored, less those with an outcome.
+            Int(try connection.statement("SELECT coalesce(sum(stored - delivered - failed), 0) FROM push_sends WHERE finished_at IS NULL").rows([]).first.map { Self.integer($0[0]) } ?? 0)
         }
     }
 
