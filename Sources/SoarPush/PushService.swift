@@ -93,7 +93,7 @@ public final class PushService: Sendable {
     }
 
     /// `send-push`: stores the send and one job per device, wakes the worker and returns at once
-    /// with the send's id; delivery goes on in the background.
+    /// with the send's id; delivery goes on in the background, from the first chunk stored.
     ///
     /// - Throws: ``PushError`` 400 for a bad body, 503 when APNs is not configured or the store fails.
     public func sendPush(body: JSONValue) throws(PushError) -> JSONValue {
@@ -102,45 +102,30 @@ public final class PushService: Sendable {
             if case .notConfigured(let missing) = settings { throw .notConfigured(missing) }
             throw .notConfigured([])
         }
-        var devices: [Device]
-        do {
-            switch request.audience {
-            case .everyone: devices = try rows.allIOSDevices()
-            case .users(let ids): devices = try rows.iOSDevices("user_id", in: ids)
-            case .tokens(let tokens):
-                let registered = try rows.iOSDevices("token", in: tokens)
-                let known = Set(registered.map(\.token))
-                // A token no row holds is still sent to; it has no row to heal or remove.
-                devices = registered + Set(tokens).subtracting(known).sorted().map { Device(userID: "", token: $0, environment: nil, bundleID: nil, updatedAt: "") }
-            }
-        } catch {
-            throw PushError(503, "store_unavailable", error.message)
-        }
-        devices = Self.onePerToken(devices)
-        // A user's devices next to each other, users in id order (each user's own order kept):
-        // inbox rows then go into the store's per-user index in key order, not at random places.
-        // The store's rows come in that order already; a list of tokens may not.
-        if !zip(devices, devices.dropFirst()).allSatisfy({ $0.userID <= $1.userID }) {
-            devices = devices.enumerated().sorted { ($0.element.userID, $0.offset) < ($1.element.userID, $1.offset) }.map(\.element)
-        }
         let id = RandomUUID.lowercase()
+        var stored = 0
         do {
-            try jobs.createSend(id: id, request: body.jsonText, total: devices.count)
+            var devices = try SendDevices(request.audience, rows: rows)
+            try jobs.createSend(id: id, request: body.jsonText, total: devices.expected)
             // Stored in chunks, each delivered while the next is stored; a user's devices stay in
             // one chunk, so each user gets one inbox row.
-            var start = 0
-            while start < devices.count {
-                // A small first chunk, so delivery starts while the rest is stored.
-                var end = min(start + (start == 0 ? Self.firstChunk : Self.chunk), devices.count)
-                while end < devices.count && devices[end].userID == devices[end - 1].userID && !devices[end].userID.isEmpty { end += 1 }
-                try appendChunk(devices[start..<end], to: id, request)
-                worker.wake()
-                start = end
+            while let page = try devices.next() {
+                var start = 0
+                while start < page.count {
+                    // A small first chunk, so delivery starts while the rest is stored.
+                    var end = min(start + (stored == 0 ? Self.firstChunk : Self.chunk), page.count)
+                    while end < page.count && page[end].userID == page[end - 1].userID && !page[end].userID.isEmpty { end += 1 }
+                    try appendChunk(page[start..<end], to: id, request)
+                    worker.wake()
+                    stored += end - start
+                    start = end
+                }
             }
+            if stored != devices.expected { try jobs.settleTotal(id: id) }
         } catch {
             throw PushError(503, "store_unavailable", error.message)
         }
-        return .object(["send_id": .string(id), "devices": .int(devices.count), "status": .string("/functions/v1/sends/\(id)")])
+        return .object(["send_id": .string(id), "devices": .int(stored), "status": .string("/functions/v1/sends/\(id)")])
     }
 
     /// Devices stored per transaction of a send, after the first transaction's `firstChunk`.

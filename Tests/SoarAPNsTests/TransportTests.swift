@@ -101,7 +101,10 @@ import Testing
             outcomes.withLock { $0.append(result.outcome.isDelivered) }
             client.shutdown()  // on the loop's thread: must not wait for the loop to end
         }
-        #expect(outcomes.withLock { $0 } == [true, false, false])
+        // The second request leaves before the first result is handed over (new requests go
+        // first), so a fast answer may still deliver it; the third starts after the shutdown.
+        let seen = outcomes.withLock { $0 }
+        #expect(seen.count == 3 && seen.first == true && seen.last == false, "\(seen)")
     }
 
     @Test func whenTheFirstAddressRefusesTheNextIsTried() async throws {

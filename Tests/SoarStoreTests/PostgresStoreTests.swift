@@ -127,6 +127,20 @@ import Testing
         #expect(summary.delivered == 3 && summary.redelivered == 1 && summary.finishedAt != nil)
     }
 
+    @Test func aSendsTotalIsSettledOnWhatWasStored() throws {
+        let (store, _) = try store()
+        let send = RandomUUID.lowercase()
+        try store.createSend(id: send, request: "{}", total: 3)
+        let jobs = (1...2).map { NewPushJob(userID: nil, token: String(format: "%064x", $0), environment: nil, bundleID: nil, apnsID: RandomUUID.lowercase()) }
+        try store.appendToSend(id: send, jobs: jobs, notifications: [], inboxSize: 500, badgeUnread: false)
+        let claimed = try store.claimJobs(owner: "a", limit: 10, leaseSeconds: 60)
+        try store.finishJobs(claimed.map { PushJobResult(jobID: $0.id, delivered: true, reason: nil, environment: nil, removed: false) })
+        #expect(try store.sendSummary(id: send)?.finishedAt == nil)
+        try store.settleTotal(id: send)
+        let summary = try #require(try store.sendSummary(id: send))
+        #expect(summary.total == 2 && summary.pending == 0 && summary.finishedAt != nil)
+    }
+
     @Test func storingJobsWakesListeners() async throws {
         let (store, _) = try store()
         let signals = try #require(store.jobSignals())

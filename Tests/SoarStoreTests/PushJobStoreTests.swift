@@ -31,6 +31,25 @@ import Testing
         #expect(try store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10).isEmpty && store.pendingJobCount() == 0)
     }
 
+    @Test func aSendsTotalIsSettledOnWhatWasStored() throws {
+        let store = try SQLiteStore(path: directory.path + "/settle.db")
+        // Counted 3 devices; one was removed while the send was read, so 2 were stored.
+        try store.createSend(id: "fewer", request: "{}", total: 3)
+        try store.appendToSend(id: "fewer", jobs: [job(1), job(2)], notifications: [], inboxSize: 500, badgeUnread: false)
+        let jobs = try store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10)
+        try store.finishJobs(jobs.map { PushJobResult(jobID: $0.id, delivered: true, reason: nil, environment: nil, removed: false) })
+        #expect(try store.sendSummary(id: "fewer")?.finishedAt == nil, "still waiting for a third job")
+        try store.settleTotal(id: "fewer")
+        var summary = try #require(try store.sendSummary(id: "fewer"))
+        #expect(summary.total == 2 && summary.pending == 0 && summary.finishedAt != nil)
+        // Counted none; one was registered meanwhile: the send is not finished until it is sent.
+        try store.createSend(id: "more", request: "{}", total: 0)
+        try store.appendToSend(id: "more", jobs: [job(3)], notifications: [], inboxSize: 500, badgeUnread: false)
+        try store.settleTotal(id: "more")
+        summary = try #require(try store.sendSummary(id: "more"))
+        #expect(summary.total == 1 && summary.pending == 1 && summary.finishedAt == nil)
+    }
+
     @Test func aFileFromBeforeOutcomeRowsKeepsItsOutcomesAndItsPendingJobs() throws {
         // A file at the schema before push_outcomes, with one job ended and one pending.
         let path = directory.path + "/old.db"

@@ -24,8 +24,28 @@ struct DeviceRows: Sendable {
         return devices
     }
 
-    /// Every iOS device.
-    func allIOSDevices() throws(StoreError) -> [Device] { try iOSDevices(where: nil) }
+    /// How many iOS devices there are.
+    func iOSDeviceCount() throws(StoreError) -> Int {
+        var query = RowQuery()
+        query.condition = Self.equal("platform", "ios")
+        query.limit = 0
+        return try store.select(table, query, as: .service, counting: true).total ?? 0
+    }
+
+    /// The iOS devices of the users after `user` (of every user when nil), users in id order and
+    /// each user's devices in token order (the table's key): about `size` of them, never part of
+    /// a user's devices. Empty after the last user.
+    func iOSDevices(after user: String?, size: Int) throws(StoreError) -> [Device] {
+        var query = RowQuery()
+        query.condition = .all([Self.equal("platform", "ios")] + (user.map { [.compare(column: "user_id", op: .gt, operand: .value(.text($0)))] } ?? []))
+        query.order = [RowQuery.Order(column: "user_id"), RowQuery.Order(column: "token")]
+        query.limit = size
+        let page = try store.select(table, query, as: .service, counting: false).rows.map(device)
+        guard page.count == size, let last = page.last?.userID else { return page }
+        // The last user's devices may go on past the page: they go whole into the next one.
+        let whole = page.prefix { $0.userID != last }
+        return whole.isEmpty ? try iOSDevices(of: last) : Array(whole)
+    }
 
     private func iOSDevices(where condition: RowQuery.Condition?) throws(StoreError) -> [Device] {
         var query = RowQuery()

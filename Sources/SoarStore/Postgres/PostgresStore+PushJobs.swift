@@ -50,6 +50,15 @@ extension PostgresStore {
         }
     }
 
+    public func settleTotal(id: String) throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try run { connection throws(StoreError) in
+            try connection.query(
+                "UPDATE public.push_sends SET total = stored, finished_at = CASE WHEN delivered + failed >= stored THEN coalesce(finished_at, $1::timestamptz) END WHERE id = $2",
+                [time, id])
+        }
+    }
+
     public func addNotifications(_ notifications: [NewNotification], inboxSize: Int) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try run { connection throws(StoreError) in try Self.insert(notifications, sendID: nil, inboxSize: inboxSize, time: time, on: connection) }

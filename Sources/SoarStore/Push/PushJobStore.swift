@@ -102,6 +102,9 @@ public protocol PushJobStore: Sendable {
     func appendToSend(id: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool) throws(StoreError)
     /// Ends the sends a stopped process left partly stored: their total becomes what was stored.
     func closePartlyStoredSends() throws(StoreError)
+    /// Makes the send's total what was stored, once all of it is (devices registered or removed
+    /// while it was read).
+    func settleTotal(id: String) throws(StoreError)
     /// Adds inbox rows outside a send (send-test-push), each inbox then trimmed to `inboxSize`.
     func addNotifications(_ notifications: [NewNotification], inboxSize: Int) throws(StoreError)
     /// Takes up to `limit` pending jobs that no live worker holds, oldest first, leasing them to

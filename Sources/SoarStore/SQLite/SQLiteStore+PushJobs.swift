@@ -41,6 +41,15 @@ extension SQLiteStore {
         }
     }
 
+    public func settleTotal(id: String) throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try write { connection throws(StoreError) in
+            try connection.statement(
+                "UPDATE push_sends SET total = stored, finished_at = CASE WHEN delivered + failed >= stored THEN coalesce(finished_at, ?1) END WHERE id = ?2"
+            ).run([.text(time), .text(id)])
+        }
+    }
+
     public func addNotifications(_ notifications: [NewNotification], inboxSize: Int) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in try Self.insert(notifications, sendID: nil, inboxSize: inboxSize, time: time, on: connection) }
