@@ -14,6 +14,8 @@ extension SQLiteStore {
         let time = Timestamp.postgres(now())
         try write(bulk: true) { connection throws(StoreError) in
             try Self.insert(notifications, sendID: id, inboxSize: inboxSize, time: time, on: connection)
+            // This transaction is the chunk's alone: the jobs after the last one now are its own.
+            let before = try connection.statement("SELECT coalesce(max(id), 0) FROM push_jobs").rows([]).first?.first ?? .integer(0)
             let insert = try connection.statement(
                 "INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, badge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
             for job in jobs {
@@ -23,10 +25,9 @@ extension SQLiteStore {
                 ])
             }
             if badgeUnread {
-                // The jobs just stored are the send's only ones without a badge yet.
                 try connection.statement(
-                    "UPDATE push_jobs SET badge = (SELECT count(*) FROM notifications WHERE notifications.user_id = push_jobs.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE send_id = ?1 AND user_id IS NOT NULL AND badge IS NULL"
-                ).run([.text(id)])
+                    "UPDATE push_jobs SET badge = (SELECT count(*) FROM notifications WHERE notifications.user_id = push_jobs.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE id > ?1 AND user_id IS NOT NULL AND badge IS NULL"
+                ).run([before])
             }
             try connection.statement("UPDATE push_sends SET stored = stored + ?1 WHERE id = ?2").run([.integer(Int64(jobs.count)), .text(id)])
         }
