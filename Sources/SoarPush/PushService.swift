@@ -104,48 +104,20 @@ public final class PushService: Sendable {
         }
         let id = RandomUUID.lowercase()
         var stored = 0
-        do {
+        do throws(StoreError) {
             var devices = try SendDevices(request.audience, rows: rows)
             try jobs.createSend(id: id, request: body.jsonText, total: devices.expected)
-            // Stored in chunks, each delivered while the next is stored; a user's devices stay in
-            // one chunk, so each user gets one inbox row.
-            while let page = try devices.next() {
-                var start = 0
-                while start < page.count {
-                    // A small first chunk, so delivery starts while the rest is stored.
-                    var end = min(start + (stored == 0 ? Self.firstChunk : Self.chunk), page.count)
-                    while end < page.count && page[end].userID == page[end - 1].userID && !page[end].userID.isEmpty { end += 1 }
-                    try appendChunk(page[start..<end], to: id, request)
-                    worker.wake()
-                    stored += end - start
-                    start = end
-                }
+            // Stored a chunk at a time, each delivered while the next ones are stored.
+            while let chunk = try devices.nextChunk().map({ SendChunk($0, request.payload) }) {
+                try jobs.appendToSend(id: id, jobs: chunk.jobs, notifications: chunk.notifications, inboxSize: inboxSize, badgeUnread: request.badgeUnread)
+                worker.wake()
+                stored += chunk.jobs.count
             }
             if stored != devices.expected { try jobs.settleTotal(id: id) }
         } catch {
             throw PushError(503, "store_unavailable", error.message)
         }
         return .object(["send_id": .string(id), "devices": .int(stored), "status": .string("/functions/v1/sends/\(id)")])
-    }
-
-    /// Devices stored per transaction of a send, after the first transaction's `firstChunk`.
-    static let chunk = 2_000
-    static let firstChunk = 1_000
-
-    /// One inbox row per user reached and one job per device, in one transaction.
-    private func appendChunk(_ devices: ArraySlice<Device>, to id: String, _ request: SendPushRequest) throws(StoreError) {
-        var users: [String] = []
-        var seen = Set<String>()
-        for device in devices where !device.userID.isEmpty && seen.insert(device.userID).inserted { users.append(device.userID) }
-        let notifications = Inbox.rows(request.payload, for: users)
-        var rowIDs: [String: String] = [:]
-        for row in notifications { rowIDs[row.userID] = row.id }
-        let newJobs = devices.map {
-            NewPushJob(
-                userID: $0.userID.isEmpty ? nil : $0.userID, token: $0.token, environment: $0.environment?.rawValue, bundleID: $0.bundleID,
-                apnsID: RandomUUID.lowercase(), notificationID: rowIDs[$0.userID])
-        }
-        try jobs.appendToSend(id: id, jobs: newJobs, notifications: notifications, inboxSize: inboxSize, badgeUnread: request.badgeUnread)
     }
 
     /// One device per token: a device that changed hands is registered by both users, and gets

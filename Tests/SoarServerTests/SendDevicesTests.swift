@@ -41,16 +41,31 @@ import Testing
         #expect(try rows.iOSDeviceCount() == 6)
     }
 
+    func chunkSizes(_ devices: SendDevices) -> [Int] {
+        var devices = devices
+        var sizes: [Int] = []
+        while let chunk = try? devices.nextChunk() { sizes.append(chunk.count) }
+        return sizes
+    }
+
+    @Test func chunksKeepEachUsersDevicesTogether() {
+        // 1,500 users with two devices each: the first chunk goes past 1,000 only to end a user.
+        let devices = (0..<3_000).map { Device(userID: String(format: "u%05d", $0 / 2), token: token($0), environment: nil, bundleID: nil, updatedAt: "") }
+        #expect(chunkSizes(SendDevices(listed: devices)) == [1_000, 2_000])
+        // The first user has one device: the first chunk would end inside user 500's two.
+        #expect(chunkSizes(SendDevices(listed: Array(devices.dropFirst()))) == [1_001, 1_998])
+    }
+
     @Test func aSendToEveryoneIsReadInPagesAndListsAtOnce() throws {
         let (store, users) = try store()
         var everyone = try SendDevices(.everyone, rows: DeviceRows(store: store))
         #expect(everyone.expected == 6)
         var read: [String] = []
-        while let page = try everyone.next() { read += page.map(\.token) }
+        while let chunk = try everyone.nextChunk() { read += chunk.map(\.token) }
         #expect(read == (1...6).map(token))
         var listed = try SendDevices(.users([users[2], users[0]]), rows: DeviceRows(store: store))
         #expect(listed.expected == 5)
-        #expect(try listed.next()?.map(\.userID) == [users[0], users[0], users[0], users[2], users[2]], "in user order, as one page")
-        #expect(try listed.next() == nil)
+        #expect(try listed.nextChunk().map { Array($0.map(\.userID)) } == [users[0], users[0], users[0], users[2], users[2]], "in user order")
+        #expect(try listed.nextChunk() == nil)
     }
 }
