@@ -23,6 +23,20 @@ import Testing
         return id
     }
 
+    @Test func theWALIsCopiedIntoTheFileBesideTheWriter() throws {
+        let store = try open()
+        let owner = try user(store, "wal@example.com")
+        let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
+        let before = size()
+        // About 6 MB through the writer, past the 1,000 pages that call for a checkpoint.
+        let big = String(repeating: "x", count: 20_000)
+        for _ in 0..<300 {
+            let id = RandomUUID.lowercase()
+            try store.addNotifications([NewNotification(id: id, userID: owner, title: nil, body: nil, payload: "{\"pad\":\"\(big)\"}")], inboxSize: 500)
+        }
+        #expect(eventually(within: .seconds(30)) { size() > before + 4_000_000 }, "the checkpointer copied the pages into the file")
+    }
+
     @Test func aFileAnotherProcessOwnsIsRefusedAndOneProcessesStoresShareIt() throws {
         let first = try open()
         let again = try open()  // the same process reopening it (a restart in a test)

@@ -8,6 +8,7 @@ import Foundation
 final class SQLiteConnection {
     private var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
+    private var commitHandler: CommitHandler?
 
     /// Opens (creating if needed) the file with the settings every Soar connection shares.
     init(path: String, readOnly: Bool) throws(StoreError) {
@@ -67,6 +68,29 @@ final class SQLiteConnection {
     }
 
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// Calls `handler` after each commit with the WAL's size in pages. SQLite then no longer
+    /// checkpoints on this connection: the handler decides where that happens.
+    func onCommit(_ handler: @escaping (Int) -> Void) {
+        let box = CommitHandler(handler)
+        commitHandler = box
+        sqlite3_wal_hook(handle, { context, _, _, pages in
+            Unmanaged<CommitHandler>.fromOpaque(context!).takeUnretainedValue().handler(Int(pages))
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(box).toOpaque())
+    }
+
+    /// Copies what it can of the WAL into the database file without waiting for, or blocking,
+    /// readers and the writer (SQLite's PASSIVE checkpoint).
+    func checkpoint() throws(StoreError) {
+        let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard result == SQLITE_OK else { throw Self.error(result, lastMessage) }
+    }
+
+    private final class CommitHandler {
+        let handler: (Int) -> Void
+        init(_ handler: @escaping (Int) -> Void) { self.handler = handler }
+    }
 
     /// SQLite's extended constraint codes (macros Swift does not import): SQLITE_CONSTRAINT | (n << 8).
     enum Constraint {

@@ -26,7 +26,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         self.path = path
         self.now = now
         ownership = try FileOwnership(path: path)
-        writer = WriteBatcher(connection: try SQLiteConnection(path: path, readOnly: false))
+        let connection = try SQLiteConnection(path: path, readOnly: false)
+        let checkpointer = try Checkpointer(path: path)
+        connection.onCommit { checkpointer.committed(walPages: $0) }
+        writer = WriteBatcher(connection: connection)
         newlyApplied = try migrate()
         try releaseLeases()
     }
