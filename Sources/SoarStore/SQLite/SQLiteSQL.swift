@@ -50,10 +50,13 @@ struct SQLiteSQL {
         }
     }
 
+    /// Nulls go where asked only in columns that may hold them: a NULLS clause SQLite's own order
+    /// does not match keeps it from reading rows in an index's order (it sorts them instead).
     func orderClause(_ order: [RowQuery.Order]) -> String {
         guard !order.isEmpty else { return "" }
         return " ORDER BY " + order.map {
-            "\(Self.quote($0.column)) \($0.descending ? "DESC" : "ASC") NULLS \($0.nullsFirst ? "FIRST" : "LAST")"
+            let nulls = table.column($0.column)?.nullable == false ? "" : " NULLS \($0.nullsFirst ? "FIRST" : "LAST")"
+            return "\(Self.quote($0.column)) \($0.descending ? "DESC" : "ASC")\(nulls)"
         }.joined(separator: ", ")
     }
 }
