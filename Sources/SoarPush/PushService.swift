@@ -15,6 +15,8 @@ public final class PushService: Sendable {
     private let inboxSize: Int
     private let worker: PushWorker?
     private let metrics = PushMetrics()
+    /// send-test-push's inbox rows, off the threads deliveries run on.
+    private let inboxWrites = BlockingStore("inbox")
 
     /// Starts the background worker at once when APNs is configured, so sends a stopped process
     /// left unfinished go out.
@@ -72,7 +74,11 @@ public final class PushService: Sendable {
         var payload = Payload.alert(title: request.title, body: request.body, custom: custom)
         try Inbox.checkSendable(APNsNotification(token: "", payload: payload), badge: false)
         let row = Inbox.rows(payload, for: [userID])
-        do { try jobs.addNotifications(row, inboxSize: inboxSize) } catch { throw PushError(503, "store_unavailable", error.message) }
+        do {
+            try await inboxWrites.run { [jobs, inboxSize] () throws(StoreError) in try jobs.addNotifications(row, inboxSize: inboxSize) }
+        } catch {
+            throw PushError(503, "store_unavailable", error.message)
+        }
         payload.custom[Inbox.idKey] = .string(row[0].id)
         let notification = APNsNotification(token: "", payload: payload)
         let delivery = DeviceDelivery(clients: clients, rows: rows, metrics: metrics)

@@ -50,6 +50,28 @@ import Testing
         #expect(summary.total == 1 && summary.pending == 1 && summary.finishedAt == nil)
     }
 
+    @Test func aSendThatStoredMoreThanItCountedIsNotFinishedEarlyAndSurvivesARestart() throws {
+        let path = directory.path + "/more.db"
+        var store = try SQLiteStore(path: path)
+        // Counted one device; a second registered while the send was read.
+        try store.createSend(id: "more", request: "{}", total: 1)
+        try store.appendToSend(id: "more", jobs: [job(1), job(2)], notifications: [], inboxSize: 500, badgeUnread: false)
+        let first = try #require(try store.claimJobs(owner: "w", limit: 1, leaseSeconds: 10).first)
+        try store.finishJobs([PushJobResult(jobID: first.id, delivered: true, reason: nil, environment: nil, removed: false)])
+        #expect(try store.sendSummary(id: "more")?.finishedAt == nil, "one of two stored jobs has ended")
+        // Stopped before the total was settled: the next start still finds the pending job.
+        store = try SQLiteStore(path: path)
+        let again = try store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10)
+        #expect(again.map(\.token) == [String(format: "%064x", 2)])
+        try store.finishJobs(again.map { PushJobResult(jobID: $0.id, delivered: true, reason: nil, environment: nil, removed: false) })
+        #expect(try store.sendSummary(id: "more")?.finishedAt != nil)
+        // A send counted as empty and then given a job is not finished either, after a restart too.
+        try store.createSend(id: "empty", request: "{}", total: 0)
+        try store.appendToSend(id: "empty", jobs: [job(3)], notifications: [], inboxSize: 500, badgeUnread: false)
+        store = try SQLiteStore(path: path)
+        #expect(try store.sendSummary(id: "empty")?.finishedAt == nil && store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10).count == 1)
+    }
+
     @Test func aFileFromBeforeOutcomeRowsKeepsItsOutcomesAndItsPendingJobs() throws {
         // A file at the schema before push_outcomes, with one job ended and one pending.
         let path = directory.path + "/old.db"

@@ -42,9 +42,12 @@ struct DeviceRows: Sendable {
         query.limit = size
         let page = try store.select(table, query, as: .service, counting: false).rows.map(device)
         guard page.count == size, let last = page.last?.userID else { return page }
-        // The last user's devices may go on past the page: they go whole into the next one.
+        // The last user's devices may go on past the page: they go whole into the next one, or,
+        // when the page is that one user's, are read whole now (as read, if they went meanwhile).
         let whole = page.prefix { $0.userID != last }
-        return whole.isEmpty ? try iOSDevices(of: last) : Array(whole)
+        guard whole.isEmpty else { return Array(whole) }
+        let all = try iOSDevices(of: last)
+        return all.isEmpty ? page : all
     }
 
     private func iOSDevices(where condition: RowQuery.Condition?) throws(StoreError) -> [Device] {

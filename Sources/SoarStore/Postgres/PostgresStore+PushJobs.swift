@@ -34,7 +34,8 @@ extension PostgresStore {
                     "UPDATE public.push_jobs j SET badge = (SELECT count(*) FROM public.notifications n WHERE n.user_id = j.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE send_id = $1 AND user_id IS NOT NULL AND badge IS NULL AND state = 'pending'",
                     [id])
             }
-            try connection.query("UPDATE public.push_sends SET stored = stored + $1, stored_at = now() WHERE id = $2", [String(jobs.count), id])
+            // Jobs just stored are pending: the send is not finished, whatever it counted before.
+            try connection.query("UPDATE public.push_sends SET stored = stored + $1, stored_at = now(), finished_at = NULL WHERE id = $2", [String(jobs.count), id])
             try connection.query("SELECT pg_notify('soar_push_jobs', $1)", [id])
         }
     }
@@ -181,7 +182,7 @@ extension PostgresStore {
             }
             for (send, count) in counts.sorted(by: { $0.key < $1.key }) {
                 try connection.query(
-                    "UPDATE public.push_sends SET delivered = delivered + $1, failed = failed + $2, removed = removed + $3, redelivered = redelivered + $6, finished_at = CASE WHEN delivered + $1 + failed + $2 >= total THEN $4::timestamptz ELSE finished_at END WHERE id = $5",
+                    "UPDATE public.push_sends SET delivered = delivered + $1, failed = failed + $2, removed = removed + $3, redelivered = redelivered + $6, finished_at = CASE WHEN delivered + $1 + failed + $2 >= greatest(total, stored) THEN $4::timestamptz ELSE finished_at END WHERE id = $5",
                     [String(count.delivered), String(count.failed), String(count.removed), time, send, String(count.redelivered)])
                 for (name, number) in count.reasons.sorted(by: { $0.key < $1.key }) {
                     try connection.query(

@@ -10,8 +10,8 @@ struct JobClaims {
         let last: Int64
         var owner: String
         var until: Date
-        /// Jobs it took that have no outcome yet.
-        var remaining: Int
+        /// The jobs it took that have no outcome yet.
+        var unfinished: Set<Int64>
 
         func covers(_ id: Int64) -> Bool { first <= id && id <= last }
     }
@@ -38,8 +38,9 @@ struct JobClaims {
         unclaimedFrom = max(unclaimedFrom, claim.last + 1)
     }
 
-    /// How many claims, this process's, took the job: its attempts beyond the ones stored.
-    func attempts(of id: Int64) -> Int { claims.reduce(0) { $0 + ($1.covers(id) ? 1 : 0) } }
+    /// How many claims, this process's, took the job and hold it still: its attempts beyond the
+    /// ones stored.
+    func attempts(of id: Int64) -> Int { claims.reduce(0) { $0 + ($1.unfinished.contains(id) ? 1 : 0) } }
 
     /// Extends the leases `owner` holds.
     mutating func renew(owner: String, until: Date) {
@@ -49,14 +50,14 @@ struct JobClaims {
     /// Counts these jobs as ended in each claim that took them.
     mutating func ended(_ ids: [Int64]) {
         for id in ids {
-            for index in claims.indices where claims[index].covers(id) { claims[index].remaining -= 1 }
+            for index in claims.indices where claims[index].covers(id) { claims[index].unfinished.remove(id) }
         }
     }
 
     /// Forgets the claims whose jobs have all ended, and returns them.
     mutating func removeFinished() -> [Claim] {
-        let done = claims.filter { $0.remaining <= 0 }
-        claims.removeAll { $0.remaining <= 0 }
+        let done = claims.filter(\.unfinished.isEmpty)
+        claims.removeAll(where: \.unfinished.isEmpty)
         return done
     }
 }

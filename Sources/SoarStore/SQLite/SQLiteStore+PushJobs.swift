@@ -29,7 +29,10 @@ extension SQLiteStore {
                     "UPDATE push_jobs SET badge = (SELECT count(*) FROM notifications WHERE notifications.user_id = push_jobs.user_id AND read_at IS NULL AND opened_at IS NULL) WHERE id > ?1 AND user_id IS NOT NULL AND badge IS NULL"
                 ).run([before])
             }
-            try connection.statement("UPDATE push_sends SET stored = stored + ?1 WHERE id = ?2").run([.integer(Int64(jobs.count)), .text(id)])
+            // Jobs just stored are pending: the send is not finished, whatever it counted before.
+            try connection.statement(
+                "UPDATE push_sends SET stored = stored + ?1, finished_at = NULL, first_job_id = coalesce(first_job_id, ?3 + 1) WHERE id = ?2"
+            ).run([.integer(Int64(jobs.count)), .text(id), before])
         }
     }
 
@@ -104,7 +107,9 @@ extension SQLiteStore {
                 try connection.statement("INSERT INTO push_claims (first_id, last_id) VALUES (?1, ?2)").run([.integer(first), .integer(last)])
             }
             // The lease runs from now, not from before the waits for the store.
-            claims.add(JobClaims.Claim(first: first, last: last, owner: owner, until: now() + TimeInterval(leaseSeconds), remaining: rows.count))
+            claims.add(
+                JobClaims.Claim(
+                    first: first, last: last, owner: owner, until: now() + TimeInterval(leaseSeconds), unfinished: Set(rows.map { Self.integer($0[0]) })))
             return rows.map { row in
                 let id = Self.integer(row[0])
                 return PushJob(
@@ -136,7 +141,7 @@ extension SQLiteStore {
 
     /// On opening the file, the workers of the process that last had it are gone: each pending
     /// job their claims covered counts one more attempt, and the claims end. Claims will look for
-    /// pending jobs from the first job of the sends not finished.
+    /// pending jobs from the first job of the sends not finished (a send with a pending job is not).
     func releaseLeases() throws(StoreError) {
         let start = try write { connection throws(StoreError) -> Int64 in
             for claim in try connection.statement("SELECT first_id, last_id FROM push_claims").rows([]) {
@@ -146,7 +151,7 @@ extension SQLiteStore {
             }
             try connection.execute("DELETE FROM push_claims")
             let first = try connection.statement(
-                "SELECT coalesce(min(id), (SELECT coalesce(max(id), 0) + 1 FROM push_jobs)) FROM push_jobs WHERE send_id IN (SELECT id FROM push_sends WHERE finished_at IS NULL)"
+                "SELECT coalesce((SELECT min(first_job_id) FROM push_sends WHERE finished_at IS NULL), (SELECT coalesce(max(id), 0) + 1 FROM push_jobs))"
             ).rows([])
             return first.first.map { Self.integer($0[0]) } ?? 0
         }
@@ -208,7 +213,7 @@ extension SQLiteStore {
                 }
             }
             let tally = try connection.statement(
-                "UPDATE push_sends SET delivered = delivered + ?1, failed = failed + ?2, removed = removed + ?3, redelivered = redelivered + ?6, finished_at = CASE WHEN delivered + ?1 + failed + ?2 >= total THEN ?4 ELSE finished_at END WHERE id = ?5"
+                "UPDATE push_sends SET delivered = delivered + ?1, failed = failed + ?2, removed = removed + ?3, redelivered = redelivered + ?6, finished_at = CASE WHEN delivered + ?1 + failed + ?2 >= max(total, stored) THEN ?4 ELSE finished_at END WHERE id = ?5"
             )
             let reason = try connection.statement(
                 "INSERT INTO push_send_reasons (send_id, reason, count) VALUES (?1, ?2, ?3) ON CONFLICT (send_id, reason) DO UPDATE SET count = count + excluded.count"
