@@ -9,7 +9,11 @@ import SoarStore
 struct BlockingStore: Sendable {
     private let queue: DispatchQueue
 
-    init(_ label: String) { queue = DispatchQueue(label: "soar.push.\(label)") }
+    /// One call at a time, or, `concurrent`, as many as come (their writes then share the writer's
+    /// transactions: group commit).
+    init(_ label: String, concurrent: Bool = false) {
+        queue = DispatchQueue(label: "soar.push.\(label)", attributes: concurrent ? .concurrent : [])
+    }
 
     func run<T: Sendable>(_ call: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, StoreError>, Never>) in

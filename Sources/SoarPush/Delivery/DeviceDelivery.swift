@@ -12,8 +12,9 @@ struct DeviceDelivery: Sendable {
     let clients: APNsClients
     let rows: DeviceRows
     let metrics: PushMetrics
-    /// Row changes, off the threads deliveries run on.
-    private let rowWrites = BlockingStore("rows")
+    /// Row changes, off the threads deliveries run on; a send with many dead tokens removes their
+    /// rows side by side.
+    private let rowWrites = BlockingStore("rows", concurrent: true)
 
     func deliver(_ notification: APNsNotification, to device: Device, requested: PushEnvironment) async -> DeviceResult {
         let started = ContinuousClock.now
