@@ -15,7 +15,7 @@ public final class RateLimiter: Sendable {
     /// Records an attempt for `key` at `now`; false when the key is over its limit (nothing recorded).
     public func allow(_ key: String, now: Date) -> Bool {
         events.withLock { events in
-            let recent = (events[key] ?? []).filter { now.timeIntervalSince($0) < window }
+            let recent = self.recent(events[key], now: now)
             if events.count > 10_000 { events = events.filter { !$0.value.isEmpty && now.timeIntervalSince($0.value.last!) < window } }
             guard recent.count < limit else {
                 events[key] = recent
@@ -29,9 +29,14 @@ public final class RateLimiter: Sendable {
     /// How long until `key` may try again: until its oldest attempt in the window leaves it.
     public func retryAfter(_ key: String, now: Date) -> TimeInterval {
         events.withLock { events in
-            let recent = (events[key] ?? []).filter { now.timeIntervalSince($0) < window }
+            let recent = self.recent(events[key], now: now)
             guard recent.count >= limit, let oldest = recent.min() else { return 0 }
             return window - now.timeIntervalSince(oldest)
         }
+    }
+
+    /// The attempts still inside the window at `now`.
+    private func recent(_ times: [Date]?, now: Date) -> [Date] {
+        (times ?? []).filter { now.timeIntervalSince($0) < window }
     }
 }

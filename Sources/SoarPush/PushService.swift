@@ -126,27 +126,6 @@ public final class PushService: Sendable {
         return .object(["send_id": .string(id), "devices": .int(stored), "status": .string("/functions/v1/sends/\(id)")])
     }
 
-    /// One device per token: a device that changed hands is registered by both users, and gets
-    /// the notification once, as its latest registration's.
-    static func onePerToken(_ devices: [Device]) -> [Device] {
-        // Nearly always every token differs: a number per token shows it faster than a dictionary
-        // of the tokens themselves (distinct numbers, distinct tokens).
-        var numbers = Set<UInt64>(minimumCapacity: devices.count)
-        if devices.allSatisfy({ numbers.insert(fingerprint($0.token)).inserted }) { return devices }
-        var latest: [String: Int] = [:]
-        for (index, device) in devices.enumerated() {
-            if let seen = latest[device.token], devices[seen].updatedAt > device.updatedAt { continue }
-            latest[device.token] = index
-        }
-        guard latest.count < devices.count else { return devices }
-        return latest.values.sorted().map { devices[$0] }
-    }
-
-    /// A token's FNV-1a hash.
-    private static func fingerprint(_ token: String) -> UInt64 {
-        token.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-    }
-
     /// A send's progress: counts by outcome and reason, rows removed.
     ///
     /// - Throws: ``PushError`` 404 for an unknown id.

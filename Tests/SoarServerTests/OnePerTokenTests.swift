@@ -11,14 +11,14 @@ import Testing
 
     @Test func distinctTokensAreKeptAsTheyCame() {
         let devices = (0..<1000).map { device("u\($0)", String(format: "%064x", $0), "2026-01-01") }
-        #expect(PushService.onePerToken(devices) == devices)
+        #expect(SendDevices.onePerToken(devices) == devices)
     }
 
     @Test func aRepeatedTokenGoesOutOnceAsItsLatestRegistration() {
         let old = device("alice", "aa11", "2026-01-01")
         let other = device("alice", "bb22", "2026-01-01")
         let new = device("bob", "aa11", "2026-02-01")
-        #expect(PushService.onePerToken([old, other, new]) == [other, new])
-        #expect(PushService.onePerToken([new, other, old]) == [new, other])
+        #expect(SendDevices.onePerToken([old, other, new]) == [other, new])
+        #expect(SendDevices.onePerToken([new, other, old]) == [new, other])
     }
 }

@@ -108,12 +108,18 @@ import Testing
         }
     }
 
+    /// A send that counted `total` devices and stored `stored` jobs; its id.
+    func send(_ store: PostgresStore, total: Int, stored: Int) throws -> String {
+        let send = RandomUUID.lowercase()
+        try store.createSend(id: send, request: "{}", total: total)
+        let jobs = (1...stored).map { NewPushJob(userID: nil, token: String(format: "%064x", $0), environment: nil, bundleID: nil, apnsID: RandomUUID.lowercase()) }
+        try store.appendToSend(id: send, jobs: jobs, notifications: [], inboxSize: 500, badgeUnread: false)
+        return send
+    }
+
     @Test func workersClaimSideBySideAndADeadWorkersJobsAreTakenOver() throws {
         let (store, _) = try store()
-        let send = RandomUUID.lowercase()
-        try store.createSend(id: send, request: "{}", total: 3)
-        let jobs = (1...3).map { NewPushJob(userID: nil, token: String(format: "%064x", $0), environment: nil, bundleID: nil, apnsID: RandomUUID.lowercase()) }
-        try store.appendToSend(id: send, jobs: jobs, notifications: [], inboxSize: 500, badgeUnread: false)
+        let send = try send(store, total: 3, stored: 3)
         let a = try store.claimJobs(owner: "a", limit: 2, leaseSeconds: 60)
         let b = try store.claimJobs(owner: "b", limit: 2, leaseSeconds: 0)
         #expect(a.count == 2 && b.count == 1 && Set(a.map(\.id)).isDisjoint(with: b.map(\.id)))
@@ -129,10 +135,7 @@ import Testing
 
     @Test func aSendsTotalIsSettledOnWhatWasStored() throws {
         let (store, _) = try store()
-        let send = RandomUUID.lowercase()
-        try store.createSend(id: send, request: "{}", total: 3)
-        let jobs = (1...2).map { NewPushJob(userID: nil, token: String(format: "%064x", $0), environment: nil, bundleID: nil, apnsID: RandomUUID.lowercase()) }
-        try store.appendToSend(id: send, jobs: jobs, notifications: [], inboxSize: 500, badgeUnread: false)
+        let send = try send(store, total: 3, stored: 2)
         let claimed = try store.claimJobs(owner: "a", limit: 10, leaseSeconds: 60)
         try store.finishJobs(claimed.map { PushJobResult(jobID: $0.id, delivered: true, reason: nil, environment: nil, removed: false) })
         #expect(try store.sendSummary(id: send)?.finishedAt == nil)

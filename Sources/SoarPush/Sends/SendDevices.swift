@@ -8,16 +8,13 @@ struct SendDevices {
     /// The devices counted before reading; rows registered or removed meanwhile change what the
     /// pages hold, so the send's total is settled on what was stored.
     let expected: Int
-    private var read: (inout State) throws(StoreError) -> [Device]?
-    private var state = State()
-    private var page: [Device] = []
+    /// Where the next page comes from; nil once there is none (a list is one page).
+    private var rows: DeviceRows?
+    /// The last user of the pages read so far.
+    private var after: String?
+    private var page: [Device]
     private var start = 0
     private var chunks = 0
-
-    struct State {
-        var after: String?
-        var done = false
-    }
 
     /// Devices per chunk, after a smaller first one so that delivery starts while the rest is stored.
     static let chunk = 2_000
@@ -29,7 +26,7 @@ struct SendDevices {
     init(_ audience: SendPushRequest.Audience, rows: DeviceRows) throws(StoreError) {
         switch audience {
         case .everyone:
-            try self.init(everyone: rows)
+            self.init(expected: try rows.iOSDeviceCount(), pagesFrom: rows, page: [])
         case .users(let ids):
             self.init(listed: try rows.iOSDevices("user_id", in: ids))
         case .tokens(let tokens):
@@ -41,31 +38,27 @@ struct SendDevices {
         }
     }
 
-    /// Every iOS device, a page at a time.
-    private init(everyone rows: DeviceRows) throws(StoreError) {
-        expected = try rows.iOSDeviceCount()
-        read = { (state: inout State) throws(StoreError) -> [Device]? in
-            guard !state.done else { return nil }
-            let page = try rows.iOSDevices(after: state.after, size: Self.pageSize)
-            state.after = page.last?.userID
-            state.done = page.isEmpty
-            // One owner per token is the table's rule, so pages never share a token.
-            return page.isEmpty ? nil : PushService.onePerToken(page)
-        }
-    }
-
     /// Devices read at once: one per token, in user order.
     init(listed: [Device]) {
-        let devices = Self.inUserOrder(PushService.onePerToken(listed))
-        expected = devices.count
-        read = Self.once(devices)
+        let devices = Self.inUserOrder(Self.onePerToken(listed))
+        self.init(expected: devices.count, pagesFrom: nil, page: devices)
+    }
+
+    private init(expected: Int, pagesFrom rows: DeviceRows?, page: [Device]) {
+        self.expected = expected
+        self.rows = rows
+        self.page = page
     }
 
     /// The next chunk; nil after the last.
     mutating func nextChunk() throws(StoreError) -> ArraySlice<Device>? {
         while start == page.count {
-            guard let next = try read(&state) else { return nil }
-            (page, start) = (next, 0)
+            guard let rows else { return nil }
+            let next = try rows.iOSDevices(after: after, size: Self.pageSize)
+            if next.isEmpty { self.rows = nil }
+            after = next.last?.userID
+            // One owner per token is the table's rule, so pages never share a token.
+            (page, start) = (Self.onePerToken(next), 0)
         }
         var end = min(start + (chunks == 0 ? Self.firstChunk : Self.chunk), page.count)
         while end < page.count && page[end].userID == page[end - 1].userID && !page[end].userID.isEmpty { end += 1 }
@@ -73,11 +66,25 @@ struct SendDevices {
         return page[start..<end]
     }
 
-    private static func once(_ devices: [Device]) -> (inout State) throws(StoreError) -> [Device]? {
-        { (state: inout State) throws(StoreError) -> [Device]? in
-            defer { state.done = true }
-            return state.done || devices.isEmpty ? nil : devices
+    /// One device per token: a device that changed hands is registered by both users, and gets
+    /// the notification once, as its latest registration's.
+    static func onePerToken(_ devices: [Device]) -> [Device] {
+        // Nearly always every token differs: a number per token shows it faster than a dictionary
+        // of the tokens themselves (distinct numbers, distinct tokens).
+        var numbers = Set<UInt64>(minimumCapacity: devices.count)
+        if devices.allSatisfy({ numbers.insert(fingerprint($0.token)).inserted }) { return devices }
+        var latest: [String: Int] = [:]
+        for (index, device) in devices.enumerated() {
+            if let seen = latest[device.token], devices[seen].updatedAt > device.updatedAt { continue }
+            latest[device.token] = index
         }
+        guard latest.count < devices.count else { return devices }
+        return latest.values.sorted().map { devices[$0] }
+    }
+
+    /// A token's FNV-1a hash.
+    private static func fingerprint(_ token: String) -> UInt64 {
+        token.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 
     /// A user's devices next to each other, users in id order (each user's own order kept): inbox

@@ -97,19 +97,24 @@ extension SQLiteStore {
                     ).rows([.integer(range.lowerBound), .integer(range.upperBound), .integer(Int64(limit))])
                 }
             }
+            // One write records the new claim and forgets the claims whose jobs have all ended.
             let finished = claims.removeFinished()
-            guard let first = rows.first.map({ Self.integer($0[0]) }), let last = rows.last.map({ Self.integer($0[0]) }) else {
-                try forget(finished)
-                return []
+            let claimed = rows.isEmpty ? nil : Self.integer(rows[0][0])...Self.integer(rows[rows.count - 1][0])
+            if claimed != nil || !finished.isEmpty {
+                try write { connection throws(StoreError) in
+                    let delete = try connection.statement("DELETE FROM push_claims WHERE first_id = ?1 AND last_id = ?2")
+                    for claim in finished { try delete.run([.integer(claim.first), .integer(claim.last)]) }
+                    if let claimed {
+                        try connection.statement("INSERT INTO push_claims (first_id, last_id) VALUES (?1, ?2)")
+                            .run([.integer(claimed.lowerBound), .integer(claimed.upperBound)])
+                    }
+                }
             }
-            try write { connection throws(StoreError) in
-                try Self.forget(finished, on: connection)
-                try connection.statement("INSERT INTO push_claims (first_id, last_id) VALUES (?1, ?2)").run([.integer(first), .integer(last)])
-            }
+            guard let claimed else { return [] }
             // The lease runs from now, not from before the waits for the store.
             claims.add(
                 JobClaims.Claim(
-                    first: first, last: last, owner: owner, until: now() + TimeInterval(leaseSeconds), unfinished: Set(rows.map { Self.integer($0[0]) })))
+                    first: claimed.lowerBound, last: claimed.upperBound, owner: owner, until: now() + TimeInterval(leaseSeconds), unfinished: Set(rows.map { Self.integer($0[0]) })))
             return rows.map { row in
                 let id = Self.integer(row[0])
                 return PushJob(
@@ -118,17 +123,6 @@ extension SQLiteStore {
                     badge: row[8] == .null ? nil : Int(Self.integer(row[8])), attempts: Int(Self.integer(row[9])) + claims.attempts(of: id))
             }
         }
-    }
-
-    /// Deletes the rows of claims whose jobs have all ended.
-    private func forget(_ claims: [JobClaims.Claim]) throws(StoreError) {
-        guard !claims.isEmpty else { return }
-        try write { connection throws(StoreError) in try Self.forget(claims, on: connection) }
-    }
-
-    private static func forget(_ claims: [JobClaims.Claim], on connection: SQLiteConnection) throws(StoreError) {
-        let delete = try connection.statement("DELETE FROM push_claims WHERE first_id = ?1 AND last_id = ?2")
-        for claim in claims { try delete.run([.integer(claim.first), .integer(claim.last)]) }
     }
 
     public func renewLeases(owner: String, leaseSeconds: Int) throws(StoreError) {
