@@ -113,6 +113,19 @@ import Testing
         #expect(rows.total == 1)
     }
 
+    @Test func textIsStoredAndReadWholeWithEmptyAndNulCharacters() throws {
+        let store = try open()
+        let alice = try user(store, "a@example.com")
+        for title in ["", "a\u{0}b", "日本語 ✓"] {
+            let row: RowValues = ["user_id": .text(alice), "title": .text(title)]
+            let stored = try store.insert(AppTables.todos, [row], onConflict: nil, as: .user(alice))
+            let position = try #require(AppTables.todos.position(of: "title"))
+            #expect(stored.first?[position] == .text(title))
+        }
+        let titles = try store.select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.map { $0[AppTables.todos.position(of: "title")!] }
+        #expect(Set(titles) == [.text(""), .text("a\u{0}b"), .text("日本語 ✓")])
+    }
+
     @Test func ownershipHidesAndProtectsOtherUsersRows() throws {
         let store = try open()
         let alice = try user(store, "a@example.com")

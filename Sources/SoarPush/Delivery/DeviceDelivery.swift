@@ -67,7 +67,9 @@ struct DeviceDelivery: Sendable {
     /// The notification as this device gets it: its token, its app's topic, an apns-id.
     private static func prepare(_ notification: APNsNotification, for device: Device) -> APNsNotification {
         var notification = notification
-        notification.token = device.token.lowercased()
+        // Stored tokens are lowercase already: only others are copied.
+        let upper = UInt8(ascii: "A")...UInt8(ascii: "Z")
+        notification.token = device.token.utf8.contains(where: upper.contains) ? device.token.lowercased() : device.token
         notification.topic = notification.topic ?? device.bundleID
         notification.apnsID = notification.apnsID ?? UUID()
         return notification

@@ -116,8 +116,26 @@ final class PushWorker: Sendable {
     private struct Prepared: Sendable {
         let request: SendPushRequest
         let notification: APNsNotification
-        /// The payload's JSON after its opening brace, for splicing a `soar_id` in front.
-        let rest: Data
+        /// The payload's JSON with a `soar_id` spliced in front: what comes before the id, and after.
+        let beforeID: Data
+        let afterID: Data
+
+        init(request: SendPushRequest) {
+            self.request = request
+            notification = request.notification
+            let rest = notification.encodedPayload.dropFirst()
+            beforeID = Data("{\"\(Inbox.idKey)\":\"".utf8)
+            afterID = Data("\"".utf8) + (rest.first == UInt8(ascii: "}") ? Data() : Data(",".utf8)) + rest
+        }
+
+        /// The payload's JSON with `id` as its `soar_id`, written in one buffer.
+        func encoded(withID id: String) -> Data {
+            var data = Data(capacity: beforeID.count + id.utf8.count + afterID.count)
+            data.append(beforeID)
+            data.append(contentsOf: id.utf8)
+            data.append(afterID)
+            return data
+        }
     }
 
     /// Sends `jobs`; returns once APNs answered each, with the tasks committing their outcomes.
@@ -134,10 +152,7 @@ final class PushWorker: Sendable {
             let request = text.flatMap { text in
                 (try? JSONValue.read(Data(text.utf8))).flatMap { try? SendPushRequest(json: $0) }
             }
-            sends[send] = request.map { request in
-                let notification = request.notification
-                return Prepared(request: request, notification: notification, rest: notification.encodedPayload.dropFirst())
-            }
+            sends[send] = request.map(Prepared.init)
         }
         // Jobs whose send cannot be read fail at once; the rest go out in one bulk pass per request.
         var results: [PushJobResult] = []
@@ -162,8 +177,10 @@ final class PushWorker: Sendable {
         while start < items.count {
             var end = start
             while end < items.count && environments[end] == environments[start] { end += 1 }
-            let slice = Array(items[start..<end])
-            let sliceJobs = Array(itemJobs[start..<end])
+            // Nearly always one request's jobs: its items go as they are, not copied.
+            let whole = start == 0 && end == items.count
+            let slice = whole ? items : Array(items[start..<end])
+            let sliceJobs = whole ? itemJobs : Array(itemJobs[start..<end])
             await delivery.deliver(slice, requested: environments[start], maxInFlight: concurrency) { [self] index, outcome in
                 let result = PushJobResult(
                     jobID: sliceJobs[index].id, delivered: outcome.outcome.delivered, reason: outcome.outcome.reason,
@@ -195,8 +212,7 @@ final class PushWorker: Sendable {
         } else if let id = job.notificationID {
             var payload = notification.payload
             payload.custom[Inbox.idKey] = .string(id)
-            let encoded = Data("{\"\(Inbox.idKey)\":\"\(id)\"".utf8) + (send.rest.first == UInt8(ascii: "}") ? Data() : Data(",".utf8)) + send.rest
-            notification.setPayload(payload, encoded: encoded)
+            notification.setPayload(payload, encoded: send.encoded(withID: id))
         }
         return notification
     }

@@ -10,8 +10,12 @@ final class SQLiteConnection {
     private var statements: [String: SQLiteStatement] = [:]
     private var commitHandler: CommitHandler?
 
+    /// Process-wide settings, made once before the first connection opens.
+    private static let configured: Void = { _ = CSQLite_disableMemoryStatistics() }()
+
     /// Opens (creating if needed) the file with the settings every Soar connection shares.
     init(path: String, readOnly: Bool) throws(StoreError) {
+        Self.configured
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         var db: OpaquePointer?
         let result = sqlite3_open_v2(path, &db, flags, nil)

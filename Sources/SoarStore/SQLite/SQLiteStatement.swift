@@ -27,9 +27,18 @@ final class SQLiteStatement {
             case .null: result = sqlite3_bind_null(raw, index)
             case .integer(let v): result = sqlite3_bind_int64(raw, index, v)
             case .real(let v): result = sqlite3_bind_double(raw, index, v)
-            case .text(let v): result = sqlite3_bind_text(raw, index, v, -1, CSQLite_transient())
+            case .text(var v): result = v.withUTF8 { Self.bindText($0, at: index, on: raw) }
             }
             guard result == SQLITE_OK else { throw SQLiteConnection.error(result, connection.lastMessage) }
+        }
+    }
+
+    /// Binds UTF-8 bytes with their length, straight from the string's storage (SQLite copies them).
+    private static func bindText(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32, on raw: OpaquePointer) -> Int32 {
+        // An empty buffer may have no address, which SQLite would bind as NULL.
+        guard let base = bytes.baseAddress else { return sqlite3_bind_text(raw, index, "", 0, CSQLite_transient()) }
+        return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+            sqlite3_bind_text(raw, index, $0, Int32(bytes.count), CSQLite_transient())
         }
     }
 
@@ -53,7 +62,7 @@ final class SQLiteStatement {
         case SQLITE_NULL: return .null
         default:
             guard let text = sqlite3_column_text(raw, index) else { return .null }
-            return .text(String(cString: text))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(raw, index))), as: UTF8.self))
         }
     }
 
