@@ -76,6 +76,15 @@ final class SQLiteStatement {
         return rows
     }
 
+    /// Runs to completion and returns the first column of every row as an integer.
+    func integers(_ values: [SQLValue]) throws(StoreError) -> [Int64] {
+        try bind(values)
+        var column: [Int64] = []
+        while try step() { column.append(sqlite3_column_int64(raw, 0)) }
+        sqlite3_reset(raw)
+        return column
+    }
+
     /// Runs to completion and ignores rows.
     func run(_ values: [SQLValue]) throws(StoreError) {
         try bind(values)

@@ -176,7 +176,6 @@ extension SQLiteStore {
         }
         // A job's attempts: those stored (claims before the last start) and this process's claims.
         let claims = jobClaims.withLock { $0 }
-        let attempts = { (id: SQLValue) in claims.attempts(of: Self.integer(id)) }
         let ended = try write { connection throws(StoreError) -> [Int64] in
             // A job that has an outcome keeps it: only the new ones are returned, and counted.
             let insert = try connection.statement(
@@ -186,24 +185,31 @@ extension SQLiteStore {
                 ON CONFLICT (job_id) DO NOTHING RETURNING job_id
                 """
             )
-            let jobs = try connection.statement("SELECT send_id, attempts, id FROM push_jobs WHERE id IN (SELECT value FROM json_each(?1))")
+            // Counted by send in SQL, for the jobs that have `?2` attempts beyond the stored ones.
+            let bySend = try connection.statement(
+                "SELECT send_id, count(*), sum(attempts + ?2 > 1) FROM push_jobs WHERE id IN (SELECT value FROM json_each(?1)) GROUP BY send_id")
             var ended: [Int64] = []
             var counts: [String: (delivered: Int, failed: Int, removed: Int, redelivered: Int, reasons: [String: Int])] = [:]
             for (ending, ids) in endings {
-                let inserted = try insert.rows([
+                let inserted = try insert.integers([
                     .text(ending.delivered ? "delivered" : "failed"), Self.optional(ending.reason), Self.optional(ending.environment),
-                    .integer(ending.removed ? 1 : 0), .text(time), .text("[" + ids.map(String.init).joined(separator: ",") + "]"),
-                ]).map { Self.integer($0[0]) }
+                    .integer(ending.removed ? 1 : 0), .text(time), Self.jsonArray(ids),
+                ])
                 guard !inserted.isEmpty else { continue }
                 ended += inserted
-                for row in try jobs.rows([.text("[" + inserted.map(String.init).joined(separator: ",") + "]")]) {
-                    guard let send = Self.text(row[0]) else { continue }
-                    var count = counts[send] ?? (0, 0, 0, 0, [:])
-                    if Int(Self.integer(row[1])) + attempts(row[2]) > 1 { count.redelivered += 1 }
-                    if ending.delivered { count.delivered += 1 } else { count.failed += 1 }
-                    if ending.removed { count.removed += 1 }
-                    if !ending.delivered { count.reasons[ending.reason ?? "Unknown", default: 0] += 1 }
-                    counts[send] = count
+                var byAttempts: [Int: [Int64]] = [:]
+                for id in inserted { byAttempts[claims.attempts(of: id), default: []].append(id) }
+                for (extra, ids) in byAttempts {
+                    for row in try bySend.rows([Self.jsonArray(ids), .integer(Int64(extra))]) {
+                        guard let send = Self.text(row[0]) else { continue }
+                        let jobs = Int(Self.integer(row[1]))
+                        var count = counts[send] ?? (0, 0, 0, 0, [:])
+                        count.redelivered += Int(Self.integer(row[2]))
+                        if ending.delivered { count.delivered += jobs } else { count.failed += jobs }
+                        if ending.removed { count.removed += jobs }
+                        if !ending.delivered { count.reasons[ending.reason ?? "Unknown", default: 0] += jobs }
+                        counts[send] = count
+                    }
                 }
             }
             let tally = try connection.statement(
@@ -222,6 +228,11 @@ extension SQLiteStore {
             return ended
         }
         jobClaims.withLock { $0.ended(ended) }
+    }
+
+    /// Ids as a JSON array, which `json_each` reads as one bound value.
+    private static func jsonArray(_ ids: [Int64]) -> SQLValue {
+        .text("[" + ids.map(String.init).joined(separator: ",") + "]")
     }
 
     public func sendSummary(id: String) throws(StoreError) -> PushSendSummary? {
