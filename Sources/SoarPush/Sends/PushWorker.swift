@@ -77,23 +77,30 @@ final class PushWorker: Sendable {
             rescue.cancel()
         }
         for await _ in stream {
-            // The next batch is claimed, and starts, while the last one is still out: the
-            // connections never drain at a batch's end, and no claim waits in the sending's way.
-            // A batch's outcomes are committed beside the next batches; the pass ends when all
-            // are, so the one heartbeat (leases are renewed by owner) covers every job it holds.
+            // Jobs are claimed 5,000 at a time and go out in parts of 1,000, three parts at
+            // once: each part that ends makes room for the next at once, so the connections
+            // never drain (two big batches side by side would end together), and a claim
+            // happens while two parts are still out. A part's outcomes are committed beside the
+            // next parts; the pass ends when all are, so the one heartbeat (leases are renewed
+            // by owner) covers every job it holds.
             let beating = heartbeat(lease: lease)
             let claim: @Sendable () throws(StoreError) -> [PushJob] = { [store, owner] () throws(StoreError) in
                 try store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease)
             }
-            var previous: Task<[Task<Void, Never>], Never>?
+            var claimed: ArraySlice<PushJob> = []
+            var out: [Task<[Task<Void, Never>], Never>] = []
             var recordings: [Task<Void, Never>] = []
             while !Task.isCancelled {
-                guard let jobs = try? await claims.run(claim), !jobs.isEmpty else { break }
-                let current = Task { [self] in await deliver(jobs) }
-                recordings += await previous?.value ?? []
-                previous = current
+                if claimed.isEmpty {
+                    guard let jobs = try? await claims.run(claim), !jobs.isEmpty else { break }
+                    claimed = jobs[...]
+                }
+                let part = Array(claimed.prefix(1000))
+                claimed = claimed.dropFirst(part.count)
+                out.append(Task { [self] in await deliver(part) })
+                if out.count == 3 { recordings += await out.removeFirst().value }
             }
-            recordings += await previous?.value ?? []
+            for part in out { recordings += await part.value }
             for recording in recordings { await recording.value }
             beating.withLock { $0 = false }
         }
