@@ -28,13 +28,30 @@ import Testing
         let owner = try user(store, "wal@example.com")
         let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
         let before = size()
-        // About 6 MB through the writer, past the 1,000 pages that call for a checkpoint.
+        // About 6 MB through the writer, past the 1,000 pages that call for a checkpoint once the
+        // writer is quiet.
         let big = String(repeating: "x", count: 20_000)
         for _ in 0..<300 {
             let id = RandomUUID.lowercase()
             try store.addNotifications([NewNotification(id: id, userID: owner, title: nil, body: nil, payload: "{\"pad\":\"\(big)\"}")], inboxSize: 500)
         }
         #expect(eventually(within: .seconds(30)) { size() > before + 4_000_000 }, "the checkpointer copied the pages into the file")
+    }
+
+    @Test func aWALPastItsLimitIsCopiedWhileWritesGoOn() throws {
+        let store = try open()
+        let owner = try user(store, "busy@example.com")
+        let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
+        let before = size()
+        // Writes of 100 KB (25 pages) one after the other, never quiet: past 10,000 pages (400
+        // writes) a checkpoint runs anyway, and the file grows while they go on.
+        let big = String(repeating: "x", count: 100_000)
+        var writes = 0
+        while size() < before + 4_000_000 && writes < 1_500 {
+            try store.addNotifications([NewNotification(id: RandomUUID.lowercase(), userID: owner, title: nil, body: nil, payload: "{\"pad\":\"\(big)\"}")], inboxSize: 500)
+            writes += 1
+        }
+        #expect(size() >= before + 4_000_000, "the checkpointer copied the pages while \(writes) writes went on")
     }
 
     @Test func aFileAnotherProcessOwnsIsRefusedAndOneProcessesStoresShareIt() throws {
