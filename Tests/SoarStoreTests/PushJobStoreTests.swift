@@ -151,4 +151,33 @@ import Testing
         let reopened = try SQLiteStore(path: path, now: time.now)
         #expect(try reopened.claimJobs(owner: "d", limit: 10, leaseSeconds: 10).isEmpty)
     }
+    /// Trims inboxes both ways, and only the inboxes it wrote to: a stretch of users read in id
+    /// order (one scan of the stretch), and users scattered among others with many rows (a
+    /// lookup of each).
+    @Test func inboxesAreTrimmedForNeighboursAndForScatteredUsers() throws {
+        let store = try SQLiteStore(path: directory.path + "/inbox.db")
+        let users = (0...8).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
+        for user in users { try store.createUser(AuthUser(id: user, createdAt: Timestamp.postgres(Date()))) }
+        func rows(_ user: Int, _ n: Int) -> [NewNotification] {
+            (0..<n).map { _ in NewNotification(id: RandomUUID.text(RandomUUID.timeOrdered()), userID: users[user], title: nil, body: nil, payload: "{}") }
+        }
+        func counts(_ indices: Int...) throws -> [Int] {
+            try indices.map { index in
+                var query = RowQuery()
+                query.condition = .compare(column: "user_id", op: .eq, operand: .value(.text(users[index])))
+                return try store.select(AppTables.notifications, query, as: .service, counting: true).total ?? -1
+            }
+        }
+        // Neighbours, three rows each, capped at 2: a short stretch, scanned.
+        try store.addNotifications(rows(0, 3) + rows(1, 3) + rows(2, 3), inboxSize: 2)
+        #expect(try counts(0, 1, 2) == [2, 2, 2])
+        // Users 1 and 4 with 120 rows of others between them: a long stretch, looked up.
+        try store.addNotifications(rows(2, 60) + rows(3, 60), inboxSize: 100)
+        try store.addNotifications(rows(1, 3) + rows(4, 3), inboxSize: 2)
+        #expect(try counts(1, 4, 2, 3) == [2, 2, 62, 60])
+        // A short stretch around user 7, who is over this cap but got nothing: left as it is.
+        try store.addNotifications(rows(7, 3), inboxSize: 100)
+        try store.addNotifications(rows(6, 1) + rows(8, 1), inboxSize: 2)
+        #expect(try counts(6, 7, 8) == [1, 3, 1])
+    }
 }

