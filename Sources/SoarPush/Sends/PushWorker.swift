@@ -79,8 +79,8 @@ final class PushWorker: Sendable {
         for await _ in stream {
             // Jobs are claimed 5,000 at a time and go out in parts of 1,000, three parts at
             // once: each part that ends makes room for the next at once, so the connections
-            // never drain (two big batches side by side would end together), and a claim
-            // happens while two parts are still out. A part's outcomes are committed beside the
+            // never drain (two big batches side by side would end together), and the next claim
+            // is made while the last part of the one before goes out. A part's outcomes are committed beside the
             // next parts; the pass ends when all are, so the one heartbeat (leases are renewed
             // by owner) covers every job it holds.
             let beating = heartbeat(lease: lease)
@@ -88,15 +88,18 @@ final class PushWorker: Sendable {
                 try store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease)
             }
             var claimed: ArraySlice<PushJob> = []
+            var next: Task<[PushJob]?, Never>? = Task { [claims] in try? await claims.run(claim) }
             var out: [Task<[Task<Void, Never>], Never>] = []
             var recordings: [Task<Void, Never>] = []
             while !Task.isCancelled {
                 if claimed.isEmpty {
-                    guard let jobs = try? await claims.run(claim), !jobs.isEmpty else { break }
+                    guard let jobs = await next?.value, !jobs.isEmpty else { break }
                     claimed = jobs[...]
                 }
                 let part = Array(claimed.prefix(1000))
                 claimed = claimed.dropFirst(part.count)
+                // The next claim is made while the last part of this one goes out.
+                next = claimed.isEmpty ? Task { [claims] in try? await claims.run(claim) } : nil
                 out.append(Task { [self] in await deliver(part) })
                 if out.count == 3 { recordings += await out.removeFirst().value }
             }
