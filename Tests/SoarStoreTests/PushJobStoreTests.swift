@@ -151,6 +151,31 @@ import Testing
         let reopened = try SQLiteStore(path: path, now: time.now)
         #expect(try reopened.claimJobs(owner: "d", limit: 10, leaseSeconds: 10).isEmpty)
     }
+    /// One batch of outcomes over two sends, with jobs on their first and second attempt and
+    /// failures of two reasons: each send counts its own.
+    @Test func oneBatchOfOutcomesIsCountedBySend() throws {
+        let time = ManualTime()
+        let store = try SQLiteStore(path: directory.path + "/sends.db", now: time.now)
+        for send in ["x", "y"] {
+            try store.createSend(id: send, request: "{}", total: 2)
+            try store.appendToSend(id: send, jobs: [job(1), job(2)], notifications: [], inboxSize: 500, badgeUnread: false)
+        }
+        let early = try store.claimJobs(owner: "a", limit: 1, leaseSeconds: 10)
+        time.advance(by: 11)
+        let jobs = try store.claimJobs(owner: "b", limit: 10, leaseSeconds: 10)
+        #expect(jobs.map(\.sendID) == ["x", "x", "y", "y"] && jobs.map(\.attempts) == [2, 1, 1, 1] && jobs[0].id == early[0].id)
+        try store.finishJobs([
+            PushJobResult(jobID: jobs[0].id, delivered: true, reason: nil, environment: "sandbox", removed: false),
+            PushJobResult(jobID: jobs[1].id, delivered: false, reason: "BadDeviceToken", environment: "sandbox", removed: true),
+            PushJobResult(jobID: jobs[2].id, delivered: true, reason: nil, environment: "sandbox", removed: false),
+            PushJobResult(jobID: jobs[3].id, delivered: false, reason: "Unregistered", environment: "sandbox", removed: true),
+        ])
+        let x = try #require(try store.sendSummary(id: "x"))
+        let y = try #require(try store.sendSummary(id: "y"))
+        #expect(x.delivered == 1 && x.failed == 1 && x.removed == 1 && x.redelivered == 1 && x.reasons == ["BadDeviceToken": 1] && x.finishedAt != nil)
+        #expect(y.delivered == 1 && y.failed == 1 && y.removed == 1 && y.redelivered == 0 && y.reasons == ["Unregistered": 1] && y.finishedAt != nil)
+    }
+
     /// Trims inboxes both ways, and only the inboxes it wrote to: a stretch of users read in id
     /// order (one scan of the stretch), and users scattered among others with many rows (a
     /// lookup of each).

@@ -7,8 +7,8 @@ import Synchronization
 /// Delivers the stored jobs of `send-push` in the background: woken when a send is stored (here,
 /// or in another process on the same database), once at start, and every few seconds for jobs a
 /// dead worker's lease let go, it claims pending jobs in id order with a lease it renews while it
-/// works, delivers each through ``DeviceDelivery`` with up to `concurrency` in flight, and records
-/// the outcomes in batches. A job's outcome is committed only after APNs answered, so a job whose
+/// works, delivers them through ``DeviceDelivery`` in parts of `concurrency`, three parts out at
+/// once, and records the outcomes in batches. A job's outcome is committed only after APNs answered, so a job whose
 /// worker died in between is sent again (by a restart, or another process) with the same apns-id.
 final class PushWorker: Sendable {
     private let store: any PushJobStore
@@ -77,33 +77,38 @@ final class PushWorker: Sendable {
             rescue.cancel()
         }
         for await _ in stream {
-            // Jobs are claimed 5,000 at a time and go out in parts of 1,000, three parts at
-            // once: each part that ends makes room for the next at once, so the connections
-            // never drain (two big batches side by side would end together), and the next claim
-            // is made while the last part of the one before goes out. A part's outcomes are committed beside the
-            // next parts; the pass ends when all are, so the one heartbeat (leases are renewed
-            // by owner) covers every job it holds.
+            // Jobs are claimed 5,000 at a time and go out in parts of `concurrency` (1,000), three
+            // parts at once: whichever part ends first makes room for the next, so the connections
+            // never drain (two big batches side by side ended together), and the next claim is
+            // made while the last part of the one before goes out. Every job claimed is handed to
+            // delivery; a stopped worker makes no new claim. A part's outcomes are committed
+            // beside the next parts; the pass ends when all are, so the one heartbeat (leases are
+            // renewed by owner) covers every job it holds.
             let beating = heartbeat(lease: lease)
-            let claim: @Sendable () throws(StoreError) -> [PushJob] = { [store, owner] () throws(StoreError) in
-                try store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease)
+            let claim: @Sendable () async -> [PushJob]? = { [claims, store, owner] in
+                try? await claims.run { () throws(StoreError) in try store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease) }
             }
-            var claimed: ArraySlice<PushJob> = []
-            var next: Task<[PushJob]?, Never>? = Task { [claims] in try? await claims.run(claim) }
-            var out: [Task<[Task<Void, Never>], Never>] = []
             var recordings: [Task<Void, Never>] = []
-            while !Task.isCancelled {
-                if claimed.isEmpty {
-                    guard let jobs = await next?.value, !jobs.isEmpty else { break }
-                    claimed = jobs[...]
+            await withTaskGroup(of: [Task<Void, Never>].self) { parts in
+                var out = 0
+                var next: Task<[PushJob]?, Never>? = Task { await claim() }
+                while let jobs = await next?.value, !jobs.isEmpty {
+                    next = nil
+                    var claimed = jobs[...]
+                    while !claimed.isEmpty {
+                        let part = Array(claimed.prefix(concurrency))
+                        claimed = claimed.dropFirst(part.count)
+                        if claimed.isEmpty && !Task.isCancelled { next = Task { await claim() } }
+                        parts.addTask { [self] in await deliver(part) }
+                        out += 1
+                        if out == 3, let ended = await parts.next() {
+                            recordings += ended
+                            out -= 1
+                        }
+                    }
                 }
-                let part = Array(claimed.prefix(1000))
-                claimed = claimed.dropFirst(part.count)
-                // The next claim is made while the last part of this one goes out.
-                next = claimed.isEmpty ? Task { [claims] in try? await claims.run(claim) } : nil
-                out.append(Task { [self] in await deliver(part) })
-                if out.count == 3 { recordings += await out.removeFirst().value }
+                for await ended in parts { recordings += ended }
             }
-            for part in out { recordings += await part.value }
             for recording in recordings { await recording.value }
             beating.withLock { $0 = false }
         }

@@ -31,7 +31,10 @@ final class SQLiteConnection {
         try execute("PRAGMA foreign_keys = ON; PRAGMA case_sensitive_like = ON;")
         // The writer keeps up to 16 MB of pages: a send to many users writes tens of MB in one
         // transaction, and SQLite's default 2 MB cache would read back pages it just wrote.
-        if !readOnly { try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384;") }
+        // The WAL file is cut back to 40 MB when it starts over after a burst that made it larger.
+        if !readOnly {
+            try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = 41943040;")
+        }
     }
 
     deinit {

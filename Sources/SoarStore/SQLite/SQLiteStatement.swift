@@ -38,7 +38,7 @@ final class SQLiteStatement {
         // An empty buffer may have no address, which SQLite would bind as NULL.
         guard let base = bytes.baseAddress else { return sqlite3_bind_text(raw, index, "", 0, CSQLite_transient()) }
         return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-            sqlite3_bind_text(raw, index, $0, Int32(bytes.count), CSQLite_transient())
+            sqlite3_bind_text64(raw, index, $0, UInt64(bytes.count), CSQLite_transient(), UInt8(SQLITE_UTF8))
         }
     }
 

@@ -59,8 +59,8 @@ extension SQLiteStore {
         try write { connection throws(StoreError) in try Self.insert(notifications, sendID: nil, inboxSize: inboxSize, time: time, on: connection) }
     }
 
-    /// Inserts inbox rows, then trims the inboxes now over `inboxSize` (found with one query per
-    /// 10,000 users, so a send to everyone trims only those that are full).
+    /// Inserts inbox rows, then trims the inboxes now over `inboxSize` (found by ``fullInboxes``,
+    /// so a send to everyone trims only those that are full).
     private static func insert(_ notifications: [NewNotification], sendID: String?, inboxSize: Int, time: String, on connection: SQLiteConnection) throws(StoreError) {
         guard !notifications.isEmpty else { return }
         let insert = try connection.statement(

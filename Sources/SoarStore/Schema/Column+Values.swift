@@ -46,7 +46,7 @@ extension Column {
 
     /// Text from a query string or a JSON string as this column stores it.
     public func storable(text: String) throws(StoreError) -> SQLValue {
-        // Postgres text holds no NUL (SQLite would cut the value there).
+        // Postgres text holds no NUL, so neither store takes one (22P05, as Postgres).
         if text.utf8.contains(0) { throw .nulCharacter }
         switch kind {
         case .text:
