@@ -204,7 +204,11 @@ extension SQLiteStore {
                 .append(result.jobID)
         }
         // A job's attempts: those stored (claims before the last start) and this process's claims.
-        let claims = jobClaims.withLock { $0 }
+        // Looked up now, for these jobs only: a copy of the claims kept alive here would make
+        // the lock's `ended` below copy every claim's set of unfinished jobs.
+        let claimAttempts = jobClaims.withLock { claims in
+            Dictionary(results.map { ($0.jobID, claims.attempts(of: $0.jobID)) }, uniquingKeysWith: { first, _ in first })
+        }
         let ended = try write { connection throws(StoreError) -> [Int64] in
             // A job that has an outcome keeps it: only the new ones are returned, and counted.
             let insert = try connection.statement(
@@ -227,7 +231,7 @@ extension SQLiteStore {
                 guard !inserted.isEmpty else { continue }
                 ended += inserted
                 var byAttempts: [Int: [Int64]] = [:]
-                for id in inserted { byAttempts[claims.attempts(of: id), default: []].append(id) }
+                for id in inserted { byAttempts[claimAttempts[id] ?? 0, default: []].append(id) }
                 for (extra, ids) in byAttempts {
                     for row in try bySend.rows([Self.jsonArray(ids), .integer(Int64(extra))]) {
                         guard let send = Self.text(row[0]) else { continue }
