@@ -8,8 +8,9 @@ import Synchronization
 /// or in another process on the same database), once at start, and every few seconds for jobs a
 /// dead worker's lease let go, it claims pending jobs in id order with a lease it renews while it
 /// works, delivers them through ``DeviceDelivery`` in parts of `concurrency`, three parts out at
-/// once, and records the outcomes in batches. A job's outcome is committed only after APNs answered, so a job whose
-/// worker died in between is sent again (by a restart, or another process) with the same apns-id.
+/// once, and records the outcomes in batches. A job's outcome is committed only after APNs
+/// answered, so a job whose worker died in between is sent again (by a restart, or another
+/// process) with the same apns-id.
 final class PushWorker: Sendable {
     private let store: any PushJobStore
     private let delivery: DeviceDelivery
@@ -23,6 +24,10 @@ final class PushWorker: Sendable {
     private let owner = "\(ProcessInfo.processInfo.processIdentifier)-\(RandomUUID.lowercase())"
     /// How long a claim holds without a heartbeat: a dead worker's jobs wait this long at most.
     static let leaseSeconds = 10
+    /// Jobs a claim takes at most.
+    static let claimSize = 5000
+    /// Parts of a claim out at once.
+    static let partsOut = 3
 
     private let recorder: OutcomeRecorder
     /// Claims, one at a time, off the threads deliveries run on.
@@ -77,16 +82,18 @@ final class PushWorker: Sendable {
             rescue.cancel()
         }
         for await _ in stream {
-            // Jobs are claimed 5,000 at a time and go out in parts of `concurrency` (1,000), three
-            // parts at once: whichever part ends first makes room for the next, so the connections
-            // never drain (two big batches side by side ended together), and the next claim is
-            // made while the last part of the one before goes out. Every job claimed is handed to
-            // delivery; a stopped worker makes no new claim. A part's outcomes are committed
-            // beside the next parts; the pass ends when all are, so the one heartbeat (leases are
-            // renewed by owner) covers every job it holds.
+            // Jobs are claimed `claimSize` at a time and go out in parts of `concurrency`,
+            // `partsOut` parts at once: whichever part ends first makes room for the next, so the
+            // connections never drain (two big batches side by side ended together), and the next
+            // claim is made while the last part of the one before goes out. Every job claimed is
+            // handed to delivery; a stopped worker makes no new claim. A part's outcomes are
+            // committed beside the next parts; the pass ends when all are, so the one heartbeat
+            // (leases are renewed by owner) covers every job it holds.
             let beating = heartbeat(lease: lease)
             let claim: @Sendable () async -> [PushJob]? = { [claims, store, owner] in
-                try? await claims.run { () throws(StoreError) in try store.claimJobs(owner: owner, limit: 5000, leaseSeconds: lease) }
+                try? await claims.run { () throws(StoreError) in
+                    try store.claimJobs(owner: owner, limit: Self.claimSize, leaseSeconds: lease)
+                }
             }
             var recordings: [Task<Void, Never>] = []
             await withTaskGroup(of: [Task<Void, Never>].self) { parts in
@@ -101,7 +108,7 @@ final class PushWorker: Sendable {
                         if claimed.isEmpty && !Task.isCancelled { next = Task { await claim() } }
                         parts.addTask { [self] in await deliver(part) }
                         out += 1
-                        if out == 3, let ended = await parts.next() {
+                        if out == Self.partsOut, let ended = await parts.next() {
                             recordings += ended
                             out -= 1
                         }
