@@ -67,9 +67,8 @@ struct DeviceDelivery: Sendable {
     /// The notification as this device gets it: its token, its app's topic, an apns-id.
     private static func prepare(_ notification: APNsNotification, for device: Device) -> APNsNotification {
         var notification = notification
-        // Stored tokens are lowercase already: only others are copied.
-        let upper = UInt8(ascii: "A")...UInt8(ascii: "Z")
-        notification.token = device.token.utf8.contains(where: upper.contains) ? device.token.lowercased() : device.token
+        // As stored; the request's path is the token in lowercase hex (`APNsRequest` normalizes it).
+        notification.token = device.token
         notification.topic = notification.topic ?? device.bundleID
         notification.apnsID = notification.apnsID ?? UUID()
         return notification

@@ -1,3 +1,4 @@
+import Foundation
 import SoarAPNs
 import SoarCore
 import SoarStore
@@ -35,11 +36,34 @@ enum Inbox {
         // The payload is written once; each row's copy starts with its own `soar_id`.
         var object = payload.object
         object[idKey] = nil
-        let rest = JSONValue.object(object).jsonText.dropFirst()
+        let splice = IDSplice(JSONValue.object(object).jsonText)
         return users.map { user in
             let id = RandomUUID.text(RandomUUID.timeOrdered())
-            let text = "{\"\(idKey)\":\"\(id)\"" + (rest == "}" ? "" : ",") + rest
-            return NewNotification(id: id, userID: user, title: title, body: body, payload: text)
+            return NewNotification(id: id, userID: user, title: title, body: body, payload: splice.text(withID: id))
+        }
+    }
+
+    /// A payload's JSON with a `soar_id` in front of its other keys, for many ids: the JSON is
+    /// written once, and each copy is the id between its two parts.
+    struct IDSplice: Sendable {
+        private let head = "{\"\(idKey)\":\""
+        private let tail: String
+
+        /// - Parameter json: the payload's JSON object, without a `soar_id`.
+        init(_ json: String) {
+            let rest = json.dropFirst()
+            tail = "\"" + (rest.first == "}" ? "" : ",") + rest
+        }
+
+        func text(withID id: String) -> String { head + id + tail }
+
+        /// As ``text(withID:)``, written straight into one buffer.
+        func json(withID id: String) -> Data {
+            var data = Data(capacity: head.utf8.count + id.utf8.count + tail.utf8.count)
+            data.append(contentsOf: head.utf8)
+            data.append(contentsOf: id.utf8)
+            data.append(contentsOf: tail.utf8)
+            return data
         }
     }
 }

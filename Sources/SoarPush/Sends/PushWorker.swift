@@ -138,25 +138,13 @@ final class PushWorker: Sendable {
     private struct Prepared: Sendable {
         let request: SendPushRequest
         let notification: APNsNotification
-        /// The payload's JSON with a `soar_id` spliced in front: what comes before the id, and after.
-        let beforeID: Data
-        let afterID: Data
+        /// The payload's JSON, for a `soar_id` in front of it.
+        let splice: Inbox.IDSplice
 
         init(request: SendPushRequest) {
             self.request = request
             notification = request.notification
-            let rest = notification.encodedPayload.dropFirst()
-            beforeID = Data("{\"\(Inbox.idKey)\":\"".utf8)
-            afterID = Data("\"".utf8) + (rest.first == UInt8(ascii: "}") ? Data() : Data(",".utf8)) + rest
-        }
-
-        /// The payload's JSON with `id` as its `soar_id`, written in one buffer.
-        func encoded(withID id: String) -> Data {
-            var data = Data(capacity: beforeID.count + id.utf8.count + afterID.count)
-            data.append(beforeID)
-            data.append(contentsOf: id.utf8)
-            data.append(afterID)
-            return data
+            splice = Inbox.IDSplice(String(decoding: notification.encodedPayload, as: UTF8.self))
         }
     }
 
@@ -234,7 +222,7 @@ final class PushWorker: Sendable {
         } else if let id = job.notificationID {
             var payload = notification.payload
             payload.custom[Inbox.idKey] = .string(id)
-            notification.setPayload(payload, encoded: send.encoded(withID: id))
+            notification.setPayload(payload, encoded: send.splice.json(withID: id))
         }
         return notification
     }
