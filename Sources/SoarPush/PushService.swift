@@ -109,30 +109,27 @@ public final class PushService: Sendable {
             throw .notConfigured([])
         }
         let id = RandomUUID.lowercase()
-        let (rows, jobs, inboxSize) = (rows, jobs, inboxSize)
-        // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
-        // priority than the deliveries and the other requests.
-        let stored = LowPriority.run { () -> Result<Int, StoreError> in
-            Result { () throws(StoreError) -> Int in
+        var stored = 0
+        do throws(StoreError) {
+            // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
+            // priority than the deliveries and the other requests.
+            stored = try LowPriority.run { [rows, jobs, inboxSize] () throws(StoreError) -> Int in
                 var devices = try SendDevices(request.audience, rows: rows)
                 try jobs.createSend(id: id, request: body.jsonText, total: devices.expected)
-                var stored = 0
+                var count = 0
                 while let chunk = try devices.nextChunk().map({ SendChunk($0, request.payload) }) {
                     try jobs.appendToSend(
                         id: id, jobs: chunk.jobs, notifications: chunk.notifications, inboxSize: inboxSize, badgeUnread: request.badgeUnread)
                     worker.wake()
-                    stored += chunk.jobs.count
+                    count += chunk.jobs.count
                 }
-                if stored != devices.expected { try jobs.settleTotal(id: id) }
-                return stored
+                if count != devices.expected { try jobs.settleTotal(id: id) }
+                return count
             }
-        }
-        switch stored {
-        case .success(let count):
-            return .object(["send_id": .string(id), "devices": .int(count), "status": .string("/functions/v1/sends/\(id)")])
-        case .failure(let error):
+        } catch {
             throw PushError(503, "store_unavailable", error.message)
         }
+        return .object(["send_id": .string(id), "devices": .int(stored), "status": .string("/functions/v1/sends/\(id)")])
     }
 
     /// A send's progress: counts by outcome and reason, rows removed.

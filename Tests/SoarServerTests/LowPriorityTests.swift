@@ -3,7 +3,8 @@ import Testing
 
 @testable import SoarPush
 
-/// A send is stored at a lower priority than deliveries and requests, on a thread of its own.
+/// `LowPriority`, which send-push stores its sends with: the work runs on a thread of its own with
+/// a higher nice value, and hands back what it returned or threw.
 @Suite struct LowPriorityTests {
     static func niceness() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
 
@@ -14,10 +15,9 @@ import Testing
         #expect(Self.niceness() == before)
     }
 
-    @Test func whatTheWorkReturnsIsHandedBack() {
-        let result = LowPriority.run { () -> Result<Int, TestFailure> in .failure(TestFailure()) }
-        #expect(throws: TestFailure.self) { try result.get() }
+    @Test func whatTheWorkReturnsOrThrowsIsHandedBack() {
         #expect(LowPriority.run { (1...100).reduce(0, +) } == 5050)
+        #expect(throws: TestFailure.self) { try LowPriority.run { () throws(TestFailure) -> Int in throw TestFailure() } }
     }
 
     struct TestFailure: Error {}
