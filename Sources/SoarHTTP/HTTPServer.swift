@@ -26,6 +26,8 @@ public final class HTTPServer: @unchecked Sendable {
     let oversized: Handler
     let limits: Limits
     let inFlight = Atomic<Int>(0)
+    /// Set by `shutdown`: requests that start now are answered 503 and their connection closed.
+    let draining = Atomic<Bool>(false)
     private var daemon: OpaquePointer?
     private let lock = NSLock()
     /// The bound port (the chosen one when asked for port 0).
@@ -44,7 +46,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.oversized = oversized ?? { _ in .error(413, "the request body is over \(maxBody) bytes") }
         let context = Unmanaged.passUnretained(self).toOpaque()
         // No MHD_USE_ERROR_LOG: libmicrohttpd's own lines ("Failed to bind to port …") would repeat
-        // the error thrown below in another voice. MHD_USE_ITC lets `shutdown` stop accepting first.
+        // the error thrown below in another voice. MHD_USE_ITC wakes the threads to stop.
         // MHD_USE_TURBO reads and writes before asking epoll, which mostly succeeds under load.
         let flags = UInt32(
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_TURBO.rawValue)
@@ -62,18 +64,25 @@ public final class HTTPServer: @unchecked Sendable {
 
     func tooLarge(_ request: HTTPRequest) -> HTTPResponse { oversized(request) }
 
+    /// The answer to a request that starts once `shutdown` began.
+    static let draining: HTTPResponse = {
+        var response = HTTPResponse.error(503, "the server is shutting down")
+        response.headers.append(("connection", "close"))
+        return response
+    }()
+
     /// Requests being handled right now.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
-    /// Stops accepting, lets requests in flight finish for up to `grace`, then closes everything.
+    /// Stops taking requests (one that starts now is answered 503, and its connection closed),
+    /// lets requests in flight finish for up to `grace`, then closes everything.
+    ///
+    /// The listener stays open until then: libmicrohttpd 0.9.75's own way to stop accepting
+    /// (`MHD_quiesce_daemon`) aborts the process when a thread of its pool took the listening
+    /// socket out of its epoll set at the same moment.
     public func shutdown(grace: Duration) {
-        let quiesced = lock.withLock { () -> Bool in
-            guard let daemon else { return false }
-            let socket = MHD_quiesce_daemon(daemon)
-            if socket >= 0 { close(socket) }
-            return true
-        }
-        guard quiesced else { return }
+        guard lock.withLock({ daemon != nil }) else { return }
+        draining.store(true, ordering: .releasing)
         let deadline = ContinuousClock.now + grace
         while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(5_000) }
         stop()
