@@ -33,7 +33,7 @@ func httpAccessHandler(
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     server.inFlight.add(1, ordering: .relaxed)
     defer { server.inFlight.subtract(1, ordering: .relaxed) }
-    if server.draining.load(ordering: .acquiring) { return queue(HTTPServer.draining, on: connection) }
+    if server.draining.load(ordering: .acquiring) { return queue(HTTPServer.stopping, on: connection) }
     var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/")
     request.body = buffer.body
     let values = KeyValues()

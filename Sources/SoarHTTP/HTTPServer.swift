@@ -65,7 +65,7 @@ public final class HTTPServer: @unchecked Sendable {
     func tooLarge(_ request: HTTPRequest) -> HTTPResponse { oversized(request) }
 
     /// The answer to a request that starts once `shutdown` began.
-    static let draining: HTTPResponse = {
+    static let stopping: HTTPResponse = {
         var response = HTTPResponse.error(503, "the server is shutting down")
         response.headers.append(("connection", "close"))
         return response
