@@ -102,8 +102,7 @@ enum Blocking {
             box.value = await work()
             done.signal()
         }
-        let (seconds, attoseconds) = deadline.components
-        guard done.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) == .success else { return nil }
+        guard done.wait(timeout: .now() + .nanoseconds(deadline.nanoseconds)) == .success else { return nil }
         return box.value
     }
 

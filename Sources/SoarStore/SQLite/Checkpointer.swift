@@ -1,4 +1,5 @@
 import Dispatch
+import SoarCore
 import Synchronization
 
 /// Copies the WAL back into the database file on a queue of its own, never on the writer, and
@@ -34,7 +35,7 @@ final class Checkpointer: @unchecked Sendable {
     ///   - limit: 10,000 pages (about 40 MB) by default.
     init(path: String, quiet: Duration = .milliseconds(200), limit: Int = 10_000) throws(StoreError) {
         connection = try SQLiteConnection(path: path, readOnly: false)
-        self.quiet = UInt64(quiet.components.seconds) * 1_000_000_000 + UInt64(quiet.components.attoseconds / 1_000_000_000)
+        self.quiet = UInt64(quiet.nanoseconds)
         self.limit = limit
     }
 
