@@ -76,27 +76,38 @@ final class SQLiteConnection {
 
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
-    /// Calls `handler` after each commit with the WAL's size in pages. SQLite then no longer
-    /// checkpoints on this connection: the handler decides where that happens.
-    func onCommit(_ handler: @escaping (Int) -> Void) {
-        let box = CommitHandler(handler)
+    /// Calls `handler` after each commit with the WAL's size in pages and this connection, on
+    /// which the handler may checkpoint at once (as SQLite's own automatic checkpoints do). SQLite
+    /// then no longer checkpoints on this connection by itself.
+    func onCommit(_ handler: @escaping (_ walPages: Int, _ connection: SQLiteConnection) -> Void) {
+        let box = CommitHandler(handler, connection: self)
         commitHandler = box
         sqlite3_wal_hook(handle, { context, _, _, pages in
-            Unmanaged<CommitHandler>.fromOpaque(context!).takeUnretainedValue().handler(Int(pages))
+            let box = Unmanaged<CommitHandler>.fromOpaque(context!).takeUnretainedValue()
+            box.handler(Int(pages), box.connection)
             return SQLITE_OK
         }, Unmanaged.passUnretained(box).toOpaque())
     }
 
     /// Copies what it can of the WAL into the database file without waiting for, or blocking,
     /// readers and the writer (SQLite's PASSIVE checkpoint).
-    func checkpoint() throws(StoreError) {
-        let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    ///
+    /// - Returns: the WAL's pages now copied into the file, counted from its start.
+    @discardableResult
+    func checkpoint() throws(StoreError) -> Int {
+        var copied: Int32 = 0
+        let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, &copied)
         guard result == SQLITE_OK else { throw Self.error(result, lastMessage) }
+        return Int(copied)
     }
 
     private final class CommitHandler {
-        let handler: (Int) -> Void
-        init(_ handler: @escaping (Int) -> Void) { self.handler = handler }
+        let handler: (Int, SQLiteConnection) -> Void
+        unowned let connection: SQLiteConnection
+        init(_ handler: @escaping (Int, SQLiteConnection) -> Void, connection: SQLiteConnection) {
+            self.handler = handler
+            self.connection = connection
+        }
     }
 
     /// SQLite's extended constraint codes (macros Swift does not import): SQLITE_CONSTRAINT | (n << 8).

@@ -28,7 +28,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         ownership = try FileOwnership(path: path)
         let connection = try SQLiteConnection(path: path, readOnly: false)
         let checkpointer = try Checkpointer(path: path)
-        connection.onCommit { checkpointer.committed(walPages: $0) }
+        connection.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
         writer = WriteBatcher(connection: connection)
         newlyApplied = try migrate()
         try releaseLeases()
