@@ -76,29 +76,13 @@ import Testing
         let row = String(repeating: "x", count: 3_000)  // about a page a commit
         let startedOver = { sizes.withLock { zip($0, $0.dropFirst()).contains { $1 < $0 && $0 >= 1_500 } } }
         let largest = { sizes.withLock { $0.max() ?? 0 } }
-        // Measured: about 1,950 pages at the most, against 17,000-23,000 before the writer copied
+        // Measured: 1,900-2,000 pages at the most, against 17,000-23,000 before the writer copied
         // the last pages itself.
         let deadline = ContinuousClock.now + .seconds(60)
         while !startedOver(), largest() < 12_000, ContinuousClock.now < deadline {
             try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(row)])
         }
         #expect(startedOver() && largest() < 6_000, "the WAL grew to \(largest()) pages before starting over")
-    }
-
-    @Test func pastItsLimitTheQueueCopiesAndTheWriterCopiesTheLastFewPages() {
-        let limit = 10_000
-        let action = { (pages: Int, copied: Int, caughtUpAt: Int) in
-            Checkpointer.action(pages: pages, copied: copied, caughtUpAt: caughtUpAt, limit: limit)
-        }
-        #expect(action(500, 0, 0) == .none)
-        #expect(action(1_500, 0, 0) == .whenQuiet)
-        #expect(action(5_000, 4_500, 0) == .none, "under the threshold left to copy")
-        #expect(action(10_000, 0, 0) == .now)
-        #expect(action(10_400, 10_000, 0) == .now, "more than the writer's share left")
-        #expect(action(10_200, 10_000, 0) == .onWriter)
-        #expect(action(10_200, 10_000, 9_800) == .none, "the writer copied less than a threshold ago")
-        #expect(action(10_200, 12_000, 0) == .now, "counts from a WAL that has since started over")
-        #expect(action(10_200, 10_000, 12_000) == .onWriter)
     }
 
     @Test func aFileAnotherProcessOwnsIsRefusedAndOneProcessesStoresShareIt() throws {

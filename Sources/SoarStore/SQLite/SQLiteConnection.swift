@@ -89,8 +89,9 @@ final class SQLiteConnection {
         }, Unmanaged.passUnretained(box).toOpaque())
     }
 
-    /// Copies what it can of the WAL into the database file without waiting for, or blocking,
-    /// readers and the writer (SQLite's PASSIVE checkpoint).
+    /// Copies what it can of the WAL into the database file without waiting for readers or the
+    /// writer (SQLite's PASSIVE checkpoint); on another connection, it blocks neither. Busy at once
+    /// when another checkpoint runs.
     ///
     /// - Returns: the WAL's pages now copied into the file, counted from its start.
     @discardableResult

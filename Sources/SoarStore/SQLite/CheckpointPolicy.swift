@@ -1,0 +1,57 @@
+/// When the WAL is copied back into the database file, and by whom: the writer's side of the
+/// ``Checkpointer``, a state machine with no I/O.
+///
+/// Under `limit` pages, a checkpoint waits for the writer to go quiet. Past it, the checkpointer's
+/// queue copies while writes go on. SQLite starts the WAL over only at a write transaction that
+/// begins with all of it copied, which a writer that never pauses never finds, since it commits
+/// more while the queue copies: so once at most `catchUp` pages are left, the writer copies them
+/// itself right after its commit. It also does when the WAL reaches twice the limit (a disk too
+/// slow for the queue to get that close), and at most once per `threshold` new pages, so a reader
+/// holding an old snapshot (which keeps pages from being copied) cannot make it checkpoint on
+/// every commit.
+struct CheckpointPolicy {
+    /// SQLite's own threshold for its automatic checkpoints.
+    static let threshold = 1_000
+    /// Pages the writer expects to copy itself: about 1 MB, a few milliseconds.
+    static let catchUp = 256
+
+    enum Action: Equatable {
+        case none
+        /// A checkpoint on the queue once the writer is quiet.
+        case whenQuiet
+        /// A checkpoint on the queue now.
+        case now
+        /// The writer copies what is left itself, now.
+        case onWriter
+    }
+
+    let limit: Int
+    /// The WAL's size at the previous commit.
+    private var lastPages = 0
+    /// The WAL's size when the writer last copied it itself.
+    private var caughtUpAt = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    /// After a commit that left `pages` in the WAL, of which the latest checkpoint counted
+    /// `copied` in the file.
+    ///
+    /// - Returns: the action, and whether the WAL may have started over: everything committed
+    ///   before was copied, so this commit's transaction could start it over (it does unless a
+    ///   reader still uses it). The caller then counts what is copied from zero again, so that a
+    ///   count from the old WAL is never taken for one of the new.
+    mutating func committed(pages: Int, copied: Int) -> (action: Action, startedOver: Bool) {
+        let startedOver = copied > 0 && copied >= lastPages
+        if pages < caughtUpAt { caughtUpAt = 0 }  // smaller than then: it did start over
+        lastPages = pages
+        let behind = max(0, pages - (startedOver ? 0 : copied))
+        guard pages >= limit else { return (behind >= Self.threshold ? .whenQuiet : .none, startedOver) }
+        if behind <= Self.catchUp || pages >= 2 * limit, pages - caughtUpAt >= Self.threshold {
+            return (.onWriter, startedOver)
+        }
+        return (behind > Self.catchUp ? .now : .none, startedOver)
+    }
+
+    /// After the writer copied the WAL itself at `pages`.
+    mutating func caughtUp(at pages: Int) { caughtUpAt = pages }
+}
