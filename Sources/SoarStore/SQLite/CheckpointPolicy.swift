@@ -12,7 +12,8 @@
 struct CheckpointPolicy {
     /// SQLite's own threshold for its automatic checkpoints.
     static let threshold = 1_000
-    /// Pages the writer expects to copy itself: about 1 MB, a few milliseconds.
+    /// Pages the writer expects to copy itself: about 1 MB. Its two fsyncs (the WAL, then the file)
+    /// take most of the time: 8-33 ms measured under the upsert benchmark, writes waiting meanwhile.
     static let catchUp = 256
 
     enum Action: Equatable {
