@@ -48,8 +48,11 @@ final class Checkpointer: @unchecked Sendable {
     /// After each commit, on the writer, with the WAL's size in pages.
     func committed(walPages pages: Int, writer: SQLiteConnection) {
         lastCommit.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-        let (action, startedOver) = policy.committed(pages: pages, copied: progress.withLock { $0.copied })
-        if startedOver { progress.withLock { $0 = Progress(wal: $0.wal + 1) } }
+        let action = progress.withLock { progress in
+            let (action, startedOver) = policy.committed(pages: pages, copied: progress.copied)
+            if startedOver { progress = Progress(wal: progress.wal + 1) }
+            return action
+        }
         switch action {
         case .none:
             break
