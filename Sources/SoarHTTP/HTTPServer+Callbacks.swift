@@ -5,10 +5,12 @@ import Foundation
 final class RequestBuffer {
     var body = Data()
     var tooLarge = false
+    /// Set while the connection is suspended waiting for the handler's later answer.
+    var later: LaterAnswer?
 }
 
 /// libmicrohttpd's access handler: called once to start a request, once per body chunk, then once
-/// to answer. Plain functions, not closures, so no actor isolation is inherited (see CONVENTIONS).
+/// to answer (and once more after a resume, when the handler answers later). Plain functions, not closures, so no actor isolation is inherited (see CONVENTIONS).
 func httpAccessHandler(
     context: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
     method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
@@ -31,8 +33,15 @@ func httpAccessHandler(
         return .YES
     }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    if let later = buffer.later {
+        // Resumed: the later answer was sent.
+        buffer.later = nil
+        defer { server.inFlight.subtract(1, ordering: .relaxed) }
+        return queue(later.sent()?() ?? HTTPServer.stopping, on: connection)
+    }
     server.inFlight.add(1, ordering: .relaxed)
-    defer { server.inFlight.subtract(1, ordering: .relaxed) }
+    var answered = true
+    defer { if answered { server.inFlight.subtract(1, ordering: .relaxed) } }
     if server.draining.load(ordering: .acquiring) { return queue(HTTPServer.stopping, on: connection) }
     var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/")
     request.body = buffer.body
@@ -48,8 +57,14 @@ func httpAccessHandler(
     var address = [CChar](repeating: 0, count: 64)
     CMicroHTTPD_client_address(connection, &address, address.count)
     request.remoteAddress = address.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    let response = buffer.tooLarge ? server.tooLarge(request) : server.handler(request)
-    return queue(response, on: connection)
+    if buffer.tooLarge { return queue(server.tooLarge(request), on: connection) }
+    let later = LaterAnswer(connection: connection, waiting: server.waiting)
+    if let response = server.handler(request, later) { return queue(response, on: connection) }
+    if let build = later.answerOrSuspend() { return queue(build(), on: connection) }
+    // Suspended: still in flight until the answer is queued after the resume.
+    buffer.later = later
+    answered = false
+    return .YES
 }
 
 /// Releases the per-request buffer when libmicrohttpd is done with a request.
@@ -58,7 +73,12 @@ func httpRequestCompleted(
     reason: MHD_RequestTerminationCode
 ) {
     guard let slot, let pointer = slot.pointee else { return }
-    Unmanaged<RequestBuffer>.fromOpaque(pointer).release()
+    let buffer = Unmanaged<RequestBuffer>.fromOpaque(pointer)
+    if buffer.takeUnretainedValue().later != nil, let context {
+        // Closed while waiting for its later answer (the client left, or the server stopped).
+        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().inFlight.subtract(1, ordering: .relaxed)
+    }
+    buffer.release()
     slot.pointee = nil
 }
 

@@ -4,11 +4,14 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: an epoll thread pool calling one handler per request.
 ///
-/// The handler runs on libmicrohttpd's threads and must be thread-safe. Bodies over
+/// The handler runs on libmicrohttpd's threads and must be thread-safe. It answers at once, or
+/// returns nil and answers later through the ``LaterAnswer`` it was given. Bodies over
 /// ``Limits/maxBodySize`` are answered by `oversized` (413) without reaching it; headers over the
 /// connection memory limit are answered 431 by libmicrohttpd itself.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// A handler that may answer later: nil once it has arranged for `later.send` to be called.
+    public typealias DeferringHandler = @Sendable (HTTPRequest, LaterAnswer) -> HTTPResponse?
 
     /// What one client may cost the server.
     public struct Limits: Sendable {
@@ -22,12 +25,13 @@ public final class HTTPServer: @unchecked Sendable {
         public init() {}
     }
 
-    let handler: Handler
+    let handler: DeferringHandler
     let oversized: Handler
     let limits: Limits
     let inFlight = Atomic<Int>(0)
     /// Set by `shutdown`: requests that start now are answered 503 and their connection closed.
     let draining = Atomic<Bool>(false)
+    let waiting = WaitingAnswers()
     private var daemon: OpaquePointer?
     private let lock = NSLock()
     /// The bound port (the chosen one when asked for port 0).
@@ -36,9 +40,17 @@ public final class HTTPServer: @unchecked Sendable {
     /// Starts listening on `host` (an IPv4 or IPv6 literal) and `port`; 0 picks a free port.
     ///
     /// - Throws: ``HTTPServerError`` when the address is bad or the port is taken.
-    public init(
+    public convenience init(
         host: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits(),
         oversized: Handler? = nil, handler: @escaping Handler
+    ) throws(HTTPServerError) {
+        try self.init(host: host, port: port, limits: limits, oversized: oversized, deferringHandler: { request, _ in handler(request) })
+    }
+
+    /// As above, with a handler that may answer later.
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits(),
+        oversized: Handler? = nil, deferringHandler handler: @escaping DeferringHandler
     ) throws(HTTPServerError) {
         self.handler = handler
         self.limits = limits
@@ -49,7 +61,8 @@ public final class HTTPServer: @unchecked Sendable {
         // the error thrown below in another voice. MHD_USE_ITC wakes the threads to stop.
         // MHD_USE_TURBO reads and writes before asking epoll, which mostly succeeds under load.
         let flags = UInt32(
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_TURBO.rawValue)
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_TURBO.rawValue
+                | MHD_ALLOW_SUSPEND_RESUME.rawValue)
         guard let address = SocketAddress(host: host, port: port) else { throw HTTPServerError("not an IP address: \(host)") }
         let family = address.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0
         let started = address.withSockaddr { pointer, _ in
@@ -71,11 +84,12 @@ public final class HTTPServer: @unchecked Sendable {
         return response
     }()
 
-    /// Requests being handled right now.
+    /// Requests being handled right now, including those waiting for a later answer.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     /// Stops taking requests (one that starts now is answered 503, and its connection closed),
-    /// lets requests in flight finish for up to `grace`, then closes everything.
+    /// lets requests in flight finish for up to `grace` (those still waiting for a later answer
+    /// then get 503), then closes everything.
     ///
     /// The listener stays open until then: libmicrohttpd 0.9.75's own way to stop accepting
     /// (`MHD_quiesce_daemon`) aborts the process when a thread of its pool took the listening
@@ -85,13 +99,19 @@ public final class HTTPServer: @unchecked Sendable {
         draining.store(true, ordering: .releasing)
         let deadline = ContinuousClock.now + grace
         while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(5_000) }
+        // Answers that did not come in time are 503, given a moment to be sent.
+        waiting.close()
+        let sent = ContinuousClock.now + .seconds(1)
+        while requestsInFlight > 0, ContinuousClock.now < sent { usleep(5_000) }
         stop()
     }
 
-    /// Stops accepting and closes every connection. Safe to call twice.
+    /// Stops accepting and closes every connection (a request still waiting for its later answer
+    /// is answered 503 first). Safe to call twice.
     public func stop() {
         lock.withLock {
             if let running = daemon {
+                waiting.close()
                 MHD_stop_daemon(running)
                 daemon = nil
             }

@@ -52,8 +52,11 @@ public final class Server: Sendable {
         let maxBody = configuration.limits.maxBodySize
         http = try HTTPServer(
             host: configuration.host, port: configuration.port, limits: configuration.limits,
-            oversized: { request in box.server?.answer(request, failure: .gateway(413, "Request body is over \(maxBody) bytes", code: "413")) ?? HTTPResponse(status: 413) },
-            handler: { request in box.server?.handle(request) ?? HTTPResponse(status: 503) })
+            oversized: { request in box.server?.refuse(request, .gateway(413, "Request body is over \(maxBody) bytes", code: "413")) ?? HTTPResponse(status: 413) },
+            deferringHandler: { request, later in
+                guard let server = box.server else { return HTTPResponse(status: 503) }
+                return server.answer(request, later: later)
+            })
         let issuer = "http://\(hostForURL):\(http.port)/auth/v1"
         auth = AuthService(
             store: store, tokens: Tokens(secret: keys.secret, issuer: issuer, lifetime: configuration.tokenLifetime),
@@ -94,39 +97,51 @@ public final class Server: Sendable {
 
     // MARK: one request
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
-        answer(request, failure: nil)
-    }
-
-    private func answer(_ request: HTTPRequest, failure: ServerError?) -> HTTPResponse {
+    /// The answer, or nil when the route answers later through `later`.
+    private func answer(_ request: HTTPRequest, later: LaterAnswer) -> HTTPResponse? {
         let started = ContinuousClock.now
         let requestID = Self.requestID(request.headers["x-request-id"])
         var exchange = Exchange(request: request, requestID: requestID)
         var label = "unmatched"
-        var response: HTTPResponse
-        var fault: ServerError?
-        if let failure {
-            fault = failure
-            response = failure.response
-        } else if request.method == "OPTIONS" {
+        let outcome: Result<HTTPResponse, ServerError>
+        if request.method == "OPTIONS" {
             label = "preflight"
-            response = HTTPResponse(status: 204, headers: Self.preflightHeaders)
+            outcome = .success(HTTPResponse(status: 204, headers: Self.preflightHeaders))
         } else {
             let (route, parameters, methodAllowed) = router.match(request.method, request.path)
             if let route {
                 label = route.label
                 exchange.parameters = parameters
-                do {
-                    response = try route.handler(&exchange)
-                } catch {
-                    fault = error
-                    response = error.response
-                }
+                do { outcome = .success(try route.handler(&exchange)) } catch { outcome = .failure(error) }
             } else {
-                let error = methodAllowed ? ServerError.gateway(404, "no Route matched with those values") : .gateway(405, "method not allowed")
-                fault = error
-                response = error.response
+                outcome = .failure(methodAllowed ? ServerError.gateway(404, "no Route matched with those values") : .gateway(405, "method not allowed"))
             }
+        }
+        if case .success = outcome, let work = exchange.later {
+            work.start { [self, label] outcome in
+                later.send { self.finish(outcome(), request, requestID: requestID, label: label, started: started) }
+            }
+            return nil
+        }
+        return finish(outcome, request, requestID: requestID, label: label, started: started)
+    }
+
+    /// The answer to a request refused before routing (a body over the limit).
+    private func refuse(_ request: HTTPRequest, _ failure: ServerError) -> HTTPResponse {
+        finish(.failure(failure), request, requestID: Self.requestID(request.headers["x-request-id"]), label: "unmatched", started: .now)
+    }
+
+    /// What every answer carries (request id, CORS), its metrics and its log line.
+    private func finish(
+        _ outcome: Result<HTTPResponse, ServerError>, _ request: HTTPRequest, requestID: String, label: String, started: ContinuousClock.Instant
+    ) -> HTTPResponse {
+        var response: HTTPResponse
+        var fault: ServerError?
+        switch outcome {
+        case .success(let answered): response = answered
+        case .failure(let error):
+            fault = error
+            response = error.response
         }
         response.headers.append(("x-request-id", requestID))
         response.headers.append(("access-control-allow-origin", request.headers["origin"] ?? "*"))

@@ -22,12 +22,26 @@ public protocol DataStore: Sendable {
     func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?)
     /// Inserts rows in one transaction (all or none) and returns those written.
     func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow]
+    /// The same insert without waiting for it: `completion` is called once, on any thread, when it
+    /// is committed or has failed. The default runs the insert above and calls it at once.
+    func insert(
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access,
+        completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void)
     /// Updates the matching rows and returns them as they are now.
     func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow]
     /// Deletes the matching rows and returns them.
     func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow]
     /// Whether the store answers (for `/health`).
     func ping() throws(StoreError)
+}
+
+extension DataStore {
+    public func insert(
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access,
+        completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void
+    ) {
+        completion(Result { () throws(StoreError) in try insert(table, rows, onConflict: onConflict, as: access) })
+    }
 }
 
 /// Everything `soar serve` keeps.

@@ -1,4 +1,6 @@
 import Foundation
+import SoarTesting
+import SoarStore
 import Testing
 
 @testable import SoarHTTP
@@ -53,6 +55,46 @@ import Testing
         let finished = try await slow
         #expect(finished.status == 200 && finished.body == "done", "the request in flight finished")
         await wait(stopped)
+        #expect(server.requestsInFlight == 0)
+    }
+
+    @Test func anAnswerSentLaterFromAnotherThreadReachesTheClient() async throws {
+        let server = try HTTPServer(deferringHandler: { request, later in
+            guard request.path == "/later" else { return HTTPResponse(status: 200, body: Data("now".utf8)) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) {
+                later.send { HTTPResponse(status: 201, body: Data("later".utf8)) }
+            }
+            return nil
+        })
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        async let first = get(base + "/later")
+        async let second = get(base + "/now")
+        let (later, now) = try await (first, second)
+        #expect(later.status == 201 && later.body == "later")
+        #expect(now.status == 200 && now.body == "now")
+        #expect(eventually { server.requestsInFlight == 0 })
+    }
+
+    /// libmicrohttpd aborts the process when stopped with a connection suspended: an answer that
+    /// never comes is answered 503 when the grace is over, and sending it afterwards does nothing.
+    @Test func shutdownAnswers503ToARequestWhoseLaterAnswerNeverCame() async throws {
+        let kept = Locked<LaterAnswer?>(nil)
+        let server = try HTTPServer(deferringHandler: { _, later in
+            kept.withLock { $0 = later }
+            return nil
+        })
+        let base = "http://127.0.0.1:\(server.port)"
+        async let waiting = get(base + "/never")
+        while kept.withLock({ $0 }) == nil || server.requestsInFlight == 0 { await Task.yield() }
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.shutdown(grace: .milliseconds(50))
+            stopped.signal()
+        }
+        #expect(try await waiting.status == 503)
+        await wait(stopped)
+        kept.withLock { $0 }?.send { HTTPResponse(status: 200) }
         #expect(server.requestsInFlight == 0)
     }
 }

@@ -316,3 +316,48 @@ extension SQLiteStoreTests {
         #expect(order.withLock { $0 } == ["bulk 1", "small 1", "small 2", "bulk 2"])
     }
 }
+
+extension SQLiteStoreTests {
+    /// Queued inserts (the REST path) are committed by the writer thread, in transactions shared
+    /// with each other, and each completes once, with its own outcome.
+    @Test func queuedInsertsCompleteAfterTheirCommitEachWithItsOwnOutcome() throws {
+        let store = try open()
+        let alice = try user(store, "q@example.com")
+        let taken = SQLValue.text(RandomUUID.lowercase())
+        _ = try store.insert(AppTables.todos, [["id": taken, "title": .text("first")]], onConflict: nil, as: .user(alice))
+        let outcomes = Locked<[Int: Bool]>([:])
+        let done = DispatchGroup()
+        for index in 0..<200 {
+            done.enter()
+            let row: RowValues = index % 10 == 0 ? ["id": taken, "title": .text("dup")] : ["title": .text("row \(index)")]
+            store.insert(AppTables.todos, [row], onConflict: nil, as: .user(alice)) { result in
+                outcomes.withLock { $0[index] = (try? result.get()) != nil }
+                done.leave()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(outcomes.withLock { $0.count } == 200)
+        #expect(outcomes.withLock { $0.values.filter { $0 }.count } == 180, "each duplicate failed alone")
+        #expect(try store.select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 181)
+    }
+
+    /// `close` commits what is queued before it returns; an insert queued after it fails at once.
+    @Test func closingCommitsTheQueuedInsertsAndRefusesLaterOnes() throws {
+        let store = try open()
+        let alice = try user(store, "c@example.com")
+        let committed = Locked(0)
+        for index in 0..<50 {
+            store.insert(AppTables.todos, [["title": .text("row \(index)")]], onConflict: nil, as: .user(alice)) { result in
+                if (try? result.get()) != nil { committed.withLock { $0 += 1 } }
+            }
+        }
+        store.close()
+        #expect(committed.withLock { $0 } == 50)
+        let late = Locked<StoreError?>(nil)
+        store.insert(AppTables.todos, [["title": .text("late")]], onConflict: nil, as: .user(alice)) { result in
+            if case .failure(let error) = result { late.withLock { $0 = error } }
+        }
+        #expect(late.withLock { $0 }?.message.contains("closed") == true)
+        #expect(try open().select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 50)
+    }
+}

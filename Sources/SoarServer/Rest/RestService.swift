@@ -38,7 +38,7 @@ struct RestService: Sendable {
         let prefer = Prefer(exchange.header("prefer"))
         switch exchange.request.method {
         case "GET", "HEAD": return try read(table, query, prefer, exchange)
-        case "POST": return try insert(table, query, prefer, exchange)
+        case "POST": return try insert(table, query, prefer, &exchange)
         case "PATCH": return try update(table, query, prefer, exchange)
         default: return try delete(table, query, prefer, exchange)
         }
@@ -70,7 +70,9 @@ struct RestService: Sendable {
 
     // MARK: writing
 
-    private func insert(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+    /// Answers later (see ``Later``): the store commits the rows on its writer thread, in a
+    /// transaction shared with the other writes waiting then.
+    private func insert(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
         let objects: [[String: JSONValue]]
         switch try exchange.json({ .rest(400, "PGRST102", "Empty or invalid json", details: $0) }) {
         case .object(let object): objects = [object]
@@ -106,11 +108,19 @@ struct RestService: Sendable {
             }
             conflict = resolution == .mergeDuplicates ? .merge(on: columns) : .ignore(on: columns)
         }
-        let written: [StoredRow]
-        do { written = try store.insert(table, rows, onConflict: conflict, as: exchange.access) } catch {
-            throw .store(error, role: exchange.access.role)
+        let asked = exchange
+        exchange.later = Later { [self, rows, conflict] done in
+            store.insert(table, rows, onConflict: conflict, as: asked.access) { result in
+                done {
+                    switch result {
+                    case .success(let written):
+                        Result { () throws(ServerError) in try writeResponse(table, query, prefer, asked, written, status: 201) }
+                    case .failure(let error): .failure(.store(error, role: asked.access.role))
+                    }
+                }
+            }
         }
-        return try writeResponse(table, query, prefer, exchange, written, status: 201)
+        return HTTPResponse(status: 202)
     }
 
     private func update(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {

@@ -14,6 +14,9 @@ struct Exchange: Sendable {
     var sessionID: String?
     /// The bearer token as given (for auth endpoints), never logged.
     var bearer: String?
+    /// Set by a route whose answer comes once work elsewhere is done (an insert the store's
+    /// writer thread commits); what the route returns then is not sent.
+    var later: Later?
 
     func header(_ name: String) -> String? { request.headers[name] }
 
@@ -24,4 +27,11 @@ struct Exchange: Sendable {
         if request.body.isEmpty { return .object([:]) }
         do { return try JSONValue.read(request.body) } catch { throw invalid(error.description) }
     }
+}
+
+/// A route's answer to come: `start` begins the work and, once it is done, calls its argument
+/// once, from any thread, with the outcome to build on the HTTP thread.
+struct Later: Sendable {
+    typealias Outcome = @Sendable () -> Result<HTTPResponse, ServerError>
+    let start: @Sendable (_ done: @escaping @Sendable (@escaping Outcome) -> Void) -> Void
 }

@@ -21,6 +21,27 @@ extension SQLiteStore {
     }
 
     public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow] {
+        try write(try insertion(table, rows, onConflict: onConflict, as: access))
+    }
+
+    /// Queued for the writer thread, which calls `completion` after the commit (or calls it here
+    /// at once when the rows are refused before any SQL runs).
+    public func insert(
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access,
+        completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void
+    ) {
+        let body: (SQLiteConnection) throws(StoreError) -> [StoredRow]
+        do { body = try insertion(table, rows, onConflict: onConflict, as: access) } catch {
+            completion(.failure(error))
+            return
+        }
+        writer.enqueue(body, completion: completion)
+    }
+
+    /// An insert's statements, checked, as a write to run on the writer connection.
+    private func insertion(
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access
+    ) throws(StoreError) -> (SQLiteConnection) throws(StoreError) -> [StoredRow] {
         try checkWritable(table, access, .insert)
         let time = Timestamp.postgres(now())
         var statements: [(String, [SQLValue])] = []
@@ -59,7 +80,7 @@ extension SQLiteStore {
             statements.append((text, sql.parameters))
         }
         let ignoring = if case .ignore = onConflict { true } else { false }
-        return try write { connection throws(StoreError) in
+        return { connection throws(StoreError) in
             var written: [StoredRow] = []
             for (text, parameters) in statements {
                 let returned = try connection.statement(text).rows(parameters)

@@ -12,7 +12,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public private(set) var newlyApplied: [String] = []
     let now: @Sendable () -> Date
     private let ownership: FileOwnership
-    private let writer: WriteBatcher
+    let writer: WriteBatcher
     private var readers: [SQLiteConnection] = []
     private let readersLock = NSLock()
     let liveSessions = LiveSessions()
@@ -36,9 +36,13 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public var location: String { "sqlite \(path)" }
 
+    /// Commits the writes queued, stops the writer thread and drops the readers.
     public func close() {
+        writer.stop(waiting: true)
         readersLock.withLock { readers.removeAll() }
     }
+
+    deinit { writer.stop(waiting: false) }
 
     public func ping() throws(StoreError) {
         try read { connection throws(StoreError) in _ = try connection.statement("SELECT 1").rows([]) }

@@ -4,8 +4,9 @@ import Foundation
 /// wait, then go together in the next one, each in its own savepoint.
 ///
 /// A write that fails rolls back to its savepoint and fails alone; a commit that fails fails every
-/// write of its batch. Whichever waiting thread finds no batch running writes the next one, so no
-/// thread is dedicated to it. A bulk write (a chunk of a send) has a transaction of its own, and
+/// write of its batch. A caller that waits (`perform`) writes the next batch itself when no batch
+/// is running; a queued write (`enqueue`, whose caller goes on at once) is written by a writer
+/// thread started for them, so while one transaction is written the next one fills up. A bulk write (a chunk of a send) has a transaction of its own, and
 /// transactions alternate: after a bulk one, every small write waiting goes in the next, so a
 /// small write waits for at most one bulk write however many sends are being stored.
 final class WriteBatcher: @unchecked Sendable {
@@ -14,6 +15,9 @@ final class WriteBatcher: @unchecked Sendable {
     private var queue: [any BatchedWrite] = []
     private var writing = false
     private var lastWasBulk = true
+    private var thread = WriterThread.notStarted
+
+    private enum WriterThread { case notStarted, running, stopping, stopped }
 
     init(connection: SQLiteConnection) { self.connection = connection }
 
@@ -36,12 +40,71 @@ final class WriteBatcher: @unchecked Sendable {
             condition.unlock()
             commit(batch)
             condition.lock()
-            for write in batch { write.finished = true }
-            writing = false
-            condition.broadcast()
+            finish(batch)
         }
         condition.unlock()
         return try job.result!.get()
+    }
+
+    /// Queues `body` without waiting: the writer thread runs it in the next transaction and calls
+    /// `completion` with its result after the commit. After `stop`, it fails at once.
+    func enqueue<T>(_ body: @escaping (SQLiteConnection) throws(StoreError) -> T, completion: @escaping (Result<T, StoreError>) -> Void) {
+        let job = Write(body, bulk: false)
+        job.completion = completion
+        condition.lock()
+        switch thread {
+        case .stopping, .stopped:
+            condition.unlock()
+            completion(.failure(.unavailable("the store is closed")))
+            return
+        case .notStarted:
+            thread = .running
+            let writer = Thread { [self] in writeQueued() }
+            writer.name = "soar-writer"
+            writer.start()
+        case .running: break
+        }
+        queue.append(job)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Lets the writer thread write what is queued, then end; waits for that when `waiting`.
+    func stop(waiting: Bool) {
+        condition.lock()
+        if thread == .running { thread = .stopping }
+        condition.broadcast()
+        while waiting && thread == .stopping { condition.wait() }
+        condition.unlock()
+    }
+
+    /// The writer thread: writes every batch that no waiting caller is writing.
+    private func writeQueued() {
+        condition.lock()
+        while true {
+            while writing || (queue.isEmpty && thread == .running) { condition.wait() }
+            if queue.isEmpty { break }
+            writing = true
+            let batch = nextBatch()
+            condition.unlock()
+            commit(batch)
+            condition.lock()
+            finish(batch)
+        }
+        thread = .stopped
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Ends a batch, under the lock: wakes the callers waiting and calls the queued writes'
+    /// completions (with the lock let go meanwhile, so that they may queue more).
+    private func finish(_ batch: [any BatchedWrite]) {
+        for write in batch { write.finished = true }
+        writing = false
+        condition.broadcast()
+        condition.unlock()
+        for write in batch { write.completed() }
+        condition.lock()
     }
 
     /// Takes the writes of the next transaction from the queue.
@@ -107,6 +170,8 @@ private protocol BatchedWrite: AnyObject {
     /// Runs the write; false when it failed (and must be rolled back).
     func run(_ connection: SQLiteConnection) -> Bool
     func fail(_ error: StoreError)
+    /// Calls a queued write's completion with its result (once committed or failed).
+    func completed()
 }
 
 private final class Write<T>: BatchedWrite {
@@ -114,6 +179,7 @@ private final class Write<T>: BatchedWrite {
     let bulk: Bool
     var result: Result<T, StoreError>?
     var finished = false
+    var completion: ((Result<T, StoreError>) -> Void)?
 
     init(_ body: @escaping (SQLiteConnection) throws(StoreError) -> T, bulk: Bool) {
         self.body = body
@@ -131,4 +197,10 @@ private final class Write<T>: BatchedWrite {
     }
 
     func fail(_ error: StoreError) { result = .failure(error) }
+
+    func completed() {
+        guard let completion, let result else { return }
+        self.completion = nil
+        completion(result)
+    }
 }
