@@ -85,6 +85,15 @@ import Testing
         #expect(startedOver() && largest() < 6_000, "the WAL grew to \(largest()) pages before starting over")
     }
 
+    /// The queue's checkpoints flush the file through SQLite's handle on it (a handle of our own
+    /// would drop SQLite's locks on the file when closed).
+    @Test func theDatabaseFileIsSyncedThroughSQLitesOwnHandle() throws {
+        let connection = try SQLiteConnection(path: path, readOnly: false)
+        try connection.execute("CREATE TABLE pad (body TEXT); INSERT INTO pad VALUES ('x')")
+        try connection.checkpoint()
+        try connection.syncFile()
+    }
+
     @Test func aFileAnotherProcessOwnsIsRefusedAndOneProcessesStoresShareIt() throws {
         let first = try open()
         let again = try open()  // the same process reopening it (a restart in a test)

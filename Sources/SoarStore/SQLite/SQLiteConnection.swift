@@ -31,9 +31,10 @@ final class SQLiteConnection {
         try execute("PRAGMA foreign_keys = ON; PRAGMA case_sensitive_like = ON;")
         // The writer keeps up to 16 MB of pages: a send to many users writes tens of MB in one
         // transaction, and SQLite's default 2 MB cache would read back pages it just wrote.
-        // The WAL file is cut back to 40 MB when it starts over after a burst that made it larger.
+        // The WAL file is cut back to ``Checkpointer/walBytesKept`` when it starts over.
         if !readOnly {
-            try execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = 41943040;")
+            try execute(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = \(Checkpointer.walBytesKept);")
         }
     }
 
@@ -100,6 +101,21 @@ final class SQLiteConnection {
         let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, &copied)
         guard result == SQLITE_OK else { throw Self.error(result, lastMessage) }
         return Int(copied)
+    }
+
+    /// Flushes the database file to disk, through SQLite's own handle on it.
+    ///
+    /// SQLite syncs the file only after a checkpoint that copies the whole WAL; one that leaves
+    /// pages behind (on the queue, under writes) leaves its pages unflushed, and the writer's last
+    /// copy then flushed all of them, 18-29 ms of writes waiting. Synced here, it flushes its own few.
+    func syncFile() throws(StoreError) {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        let found = sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file)
+        guard found == SQLITE_OK, let file, let sync = file.pointee.pMethods?.pointee.xSync else {
+            throw .unavailable("cannot reach the database file to sync it")
+        }
+        let result = sync(file, SQLITE_SYNC_NORMAL)
+        guard result == SQLITE_OK else { throw Self.error(result, "cannot sync the database file") }
     }
 
     private final class CommitHandler {

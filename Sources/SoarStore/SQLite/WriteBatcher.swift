@@ -59,9 +59,10 @@ final class WriteBatcher: @unchecked Sendable {
             return
         case .notStarted:
             thread = .running
-            let writer = Thread { [self] in writeQueued() }
-            writer.name = "soar-writer"
-            writer.start()
+            Thread.detachNewThread { [self] in
+                Thread.current.name = "soar-writer"
+                writeQueued()
+            }
         case .running: break
         }
         queue.append(job)
