@@ -9,7 +9,13 @@ import Testing
         #expect(policy.committed(pages: 500, copied: 0).action == .none)
         #expect(policy.committed(pages: 999, copied: 0).action == .none)
         #expect(policy.committed(pages: 1_000, copied: 0).action == .whenQuiet)
-        #expect(policy.committed(pages: 9_999, copied: 0).action == .whenQuiet)
+        #expect(policy.committed(pages: 3_999, copied: 0).action == .whenQuiet)
+    }
+
+    @Test mutating func underTheLimitTheQueueCopiesOnceFourThousandPagesWait() {
+        #expect(policy.committed(pages: 4_000, copied: 0).action == .now)
+        #expect(policy.committed(pages: 7_000, copied: 4_000).action == .whenQuiet, "3,000 behind")
+        #expect(policy.committed(pages: 9_999, copied: 4_000).action == .now)
     }
 
     @Test mutating func pastTheLimitTheQueueCopiesAndTheWriterCopiesTheLastFewPages() {
