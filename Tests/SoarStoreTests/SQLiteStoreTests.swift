@@ -85,13 +85,14 @@ import Testing
         #expect(startedOver() && largest() < 6_000, "the WAL grew to \(largest()) pages before starting over")
     }
 
-    /// The queue's checkpoints flush the file through SQLite's handle on it (a handle of our own
-    /// would drop SQLite's locks on the file when closed).
-    @Test func theDatabaseFileIsSyncedThroughSQLitesOwnHandle() throws {
+    /// The queue's checkpoints flush the file and the WAL through SQLite's handles on them (a
+    /// handle of our own would drop SQLite's locks on the file when closed).
+    @Test func theDatabaseFileAndItsWALAreSyncedThroughSQLitesOwnHandles() throws {
         let connection = try SQLiteConnection(path: path, readOnly: false)
         try connection.execute("CREATE TABLE pad (body TEXT); INSERT INTO pad VALUES ('x')")
         try connection.checkpoint()
         try connection.syncFile()
+        try connection.syncFile(wal: true)
     }
 
     @Test func aFileAnotherProcessOwnsIsRefusedAndOneProcessesStoresShareIt() throws {

@@ -91,9 +91,14 @@ final class Checkpointer: @unchecked Sendable {
         }
     }
 
-    /// A checkpoint on the queue, its pages then flushed (see ``SQLiteConnection/syncFile()``).
+    /// A checkpoint on the queue, then the file and the WAL flushed (see
+    /// ``SQLiteConnection/syncFile(wal:)``): the writer's last copy, writes waiting, then has
+    /// only the latest pages of each to flush.
     private func checkpointOnQueue() {
-        if checkpoint(on: connection) { try? connection.syncFile() }
+        if checkpoint(on: connection) {
+            try? connection.syncFile()
+            try? connection.syncFile(wal: true)
+        }
     }
 
     /// A checkpoint that fails (busy with another, or the disk full) is tried again after a
