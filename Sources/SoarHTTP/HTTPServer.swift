@@ -88,30 +88,35 @@ public final class HTTPServer: @unchecked Sendable {
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     /// Stops taking requests (one that starts now is answered 503, and its connection closed),
-    /// lets requests in flight finish for up to `grace` (those still waiting for a later answer
-    /// then get 503), then closes everything.
+    /// lets requests in flight finish for up to `grace`, then stops (see ``stop()``).
+    public func shutdown(grace: Duration) {
+        drain(grace: grace)
+        stop()
+    }
+
+    /// The first half of ``shutdown(grace:)``: stops taking requests and waits up to `grace` for
+    /// those in flight. The owner can then finish the work later answers wait for (the store's
+    /// queued writes) before ``stop()``, so that those answers are the real ones.
     ///
     /// The listener stays open until then: libmicrohttpd 0.9.75's own way to stop accepting
     /// (`MHD_quiesce_daemon`) aborts the process when a thread of its pool took the listening
     /// socket out of its epoll set at the same moment.
-    public func shutdown(grace: Duration) {
+    public func drain(grace: Duration) {
         guard lock.withLock({ daemon != nil }) else { return }
         draining.store(true, ordering: .releasing)
         let deadline = ContinuousClock.now + grace
         while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(5_000) }
-        // Answers that did not come in time are 503, given a moment to be sent.
+    }
+
+    /// Stops accepting and closes every connection. A request still waiting for its later answer
+    /// is answered 503 first, with up to a second for the answers to be sent. Safe to call twice.
+    public func stop() {
+        guard lock.withLock({ daemon != nil }) else { return }
         waiting.close()
         let sent = ContinuousClock.now + .seconds(1)
         while requestsInFlight > 0, ContinuousClock.now < sent { usleep(5_000) }
-        stop()
-    }
-
-    /// Stops accepting and closes every connection (a request still waiting for its later answer
-    /// is answered 503 first). Safe to call twice.
-    public func stop() {
         lock.withLock {
             if let running = daemon {
-                waiting.close()
                 MHD_stop_daemon(running)
                 daemon = nil
             }

@@ -26,8 +26,10 @@ public final class LaterAnswer: @unchecked Sendable {
             guard self.build == nil else { return }
             self.build = build
             if suspended {
-                waiting.remove(self)
+                // Resumed before it leaves `waiting`: stopping either finds it there (and waits
+                // for this lock) or finds it marked for resume, which libmicrohttpd accepts.
                 MHD_resume_connection(connection)
+                waiting.remove(self)
             }
         }
     }

@@ -88,11 +88,14 @@ public final class Server: Sendable {
         box.server = self
     }
 
-    /// Stops accepting, finishes requests in flight (up to `grace`), then closes the store.
+    /// Stops accepting, finishes requests in flight (up to `grace`), closes the store (which
+    /// commits the queued inserts, whose answers then go out), then stops the HTTP server.
     public func shutdown(grace: Duration = .seconds(10)) {
-        http.shutdown(grace: grace)
+        http.drain(grace: grace)
         push.shutdown()
+        // Queued inserts commit and send their real answers before anything left gets a 503.
         store.close()
+        http.stop()
     }
 
     // MARK: one request

@@ -97,4 +97,23 @@ import Testing
         kept.withLock { $0 }?.send { HTTPResponse(status: 200) }
         #expect(server.requestsInFlight == 0)
     }
+
+    /// `stop` without a grace (as `deinit` does) still sends the waiting request its 503.
+    @Test func stopAnswers503ToARequestStillWaiting() async throws {
+        let kept = Locked<LaterAnswer?>(nil)
+        let server = try HTTPServer(deferringHandler: { _, later in
+            kept.withLock { $0 = later }
+            return nil
+        })
+        async let waiting = get("http://127.0.0.1:\(server.port)/never")
+        while kept.withLock({ $0 }) == nil || server.requestsInFlight == 0 { await Task.yield() }
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.stop()
+            stopped.signal()
+        }
+        #expect(try await waiting.status == 503)
+        await wait(stopped)
+        #expect(server.requestsInFlight == 0)
+    }
 }

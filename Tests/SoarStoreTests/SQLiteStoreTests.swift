@@ -369,5 +369,13 @@ extension SQLiteStoreTests {
         }
         #expect(late.withLock { $0 }?.message.contains("closed") == true)
         #expect(try open().select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 50)
+        // A store closed before any insert was queued refuses them too.
+        let unused = try open()
+        unused.close()
+        let refused = Locked<StoreError?>(nil)
+        unused.insert(AppTables.todos, [["title": .text("late")]], onConflict: nil, as: .user(alice)) { result in
+            if case .failure(let error) = result { refused.withLock { $0 = error } }
+        }
+        #expect(refused.withLock { $0 }?.message.contains("closed") == true)
     }
 }

@@ -73,7 +73,11 @@ final class WriteBatcher: @unchecked Sendable {
     /// Lets the writer thread write what is queued, then end; waits for that when `waiting`.
     func stop(waiting: Bool) {
         condition.lock()
-        if thread == .running { thread = .stopping }
+        switch thread {
+        case .notStarted: thread = .stopped
+        case .running: thread = .stopping
+        case .stopping, .stopped: break
+        }
         condition.broadcast()
         while waiting && thread == .stopping { condition.wait() }
         condition.unlock()
