@@ -10,7 +10,9 @@ final class RequestBuffer {
 }
 
 /// libmicrohttpd's access handler: called once to start a request, once per body chunk, then once
-/// to answer (and once more after a resume, when the handler answers later). Plain functions, not closures, so no actor isolation is inherited (see CONVENTIONS).
+/// to answer (and once more after a resume, when the handler answers later). Plain functions, not
+/// closures: a closure would inherit the actor isolation of where it was written, which C's threads
+/// calling it do not have.
 func httpAccessHandler(
     context: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
     method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,

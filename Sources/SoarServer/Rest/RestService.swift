@@ -120,7 +120,7 @@ struct RestService: Sendable {
                 }
             }
         }
-        return HTTPResponse(status: 202)
+        return HTTPResponse(status: 202)  // not sent: `later` answers
     }
 
     private func update(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
