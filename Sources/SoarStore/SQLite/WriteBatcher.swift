@@ -35,12 +35,7 @@ final class WriteBatcher: @unchecked Sendable {
                 condition.wait()
                 continue
             }
-            writing = true
-            let batch = nextBatch()
-            condition.unlock()
-            commit(batch)
-            condition.lock()
-            finish(batch)
+            writeNextBatch()
         }
         condition.unlock()
         return try job.result!.get()
@@ -89,16 +84,22 @@ final class WriteBatcher: @unchecked Sendable {
         while true {
             while writing || (queue.isEmpty && thread == .running) { condition.wait() }
             if queue.isEmpty { break }
-            writing = true
-            let batch = nextBatch()
-            condition.unlock()
-            commit(batch)
-            condition.lock()
-            finish(batch)
+            writeNextBatch()
         }
         thread = .stopped
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Under the lock, with no batch being written: takes the next batch, commits it with the lock
+    /// let go, and ends it.
+    private func writeNextBatch() {
+        writing = true
+        let batch = nextBatch()
+        condition.unlock()
+        commit(batch)
+        condition.lock()
+        finish(batch)
     }
 
     /// Ends a batch, under the lock: wakes the callers waiting and calls the queued writes'
