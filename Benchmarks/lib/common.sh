@@ -5,6 +5,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d /tmp/soar-bench.XXXXXX)"
+# Directories removed at exit, with the processes in pids.
+dirs=("$work")
 pids=()
 cleanup() {
   for pid in "${pids[@]:-}"; do [[ -n "$pid" ]] && kill "$pid" 2>/dev/null || true; done
@@ -15,7 +17,7 @@ cleanup() {
     for _ in $(seq 50); do kill -0 "$master" 2>/dev/null || break; sleep 0.05; done
   fi
   wait 2>/dev/null || true
-  rm -rf "$work"
+  rm -rf "${dirs[@]}"
 }
 trap cleanup EXIT
 
