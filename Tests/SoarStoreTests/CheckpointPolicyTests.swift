@@ -12,16 +12,16 @@ import Testing
         #expect(policy.committed(pages: 3_999, copied: 0).action == .whenQuiet)
     }
 
-    @Test mutating func underTheLimitTheQueueCopiesOnceFourThousandPagesWaitAndLeavesTheFlushForLater() {
-        #expect(policy.committed(pages: 4_000, copied: 0).action == .copy)
+    @Test mutating func underTheLimitTheQueueCopiesOnceFourThousandPagesWait() {
+        #expect(policy.committed(pages: 4_000, copied: 0).action == .now)
         #expect(policy.committed(pages: 7_000, copied: 3_500).action == .whenQuiet, "3,500 behind")
-        #expect(policy.committed(pages: 9_999, copied: 5_000).action == .copy, "4,999 behind")
+        #expect(policy.committed(pages: 9_999, copied: 5_000).action == .now, "4,999 behind")
     }
 
-    @Test mutating func pastTheLimitTheQueueCopiesAndFlushesAndTheWriterCopiesTheLastFewPages() {
-        #expect(policy.committed(pages: 10_000, copied: 0).action == .copyAndFlush)
-        #expect(policy.committed(pages: 10_300, copied: 0).action == .copyAndFlush, "the queue is still copying")
-        #expect(policy.committed(pages: 10_400, copied: 10_100).action == .copyAndFlush, "300 pages left: the queue's")
+    @Test mutating func pastTheLimitTheQueueCopiesAndTheWriterCopiesTheLastFewPages() {
+        #expect(policy.committed(pages: 10_000, copied: 0).action == .now)
+        #expect(policy.committed(pages: 10_300, copied: 0).action == .now, "the queue is still copying")
+        #expect(policy.committed(pages: 10_400, copied: 10_100).action == .now, "300 pages left: the queue's")
         let last = policy.committed(pages: 10_500, copied: 10_244)
         #expect(last.action == .onWriter, "256 pages left: the writer's")
         #expect(!last.startedOver)
@@ -37,7 +37,7 @@ import Testing
         policy.caughtUp(at: 10_200)
         // A reader still on the WAL kept it from starting over, and some pages from being copied.
         #expect(policy.committed(pages: 10_300, copied: 10_150).action == .none)
-        #expect(policy.committed(pages: 11_000, copied: 10_250).action == .copyAndFlush)
+        #expect(policy.committed(pages: 11_000, copied: 10_250).action == .now)
         #expect(policy.committed(pages: 11_199, copied: 10_950).action == .none, "999 pages since")
         #expect(policy.committed(pages: 11_200, copied: 10_950).action == .onWriter)
     }
@@ -47,14 +47,14 @@ import Testing
         // write took the new one to 10,200 pages: all of it waits to be copied, by the queue.
         _ = policy.committed(pages: 10_100, copied: 0)
         let bulk = policy.committed(pages: 10_200, copied: 10_100)
-        #expect(bulk == (.copyAndFlush, true))
-        #expect(policy.committed(pages: 10_300, copied: 0).action == .copyAndFlush)
+        #expect(bulk == (.now, true))
+        #expect(policy.committed(pages: 10_300, copied: 0).action == .now)
     }
 
     @Test mutating func aQueueTooSlowToGetCloseLeavesTheRestToTheWriterAtTwiceTheLimit() {
-        #expect(policy.committed(pages: 14_000, copied: 0).action == .copyAndFlush)
-        #expect(policy.committed(pages: 19_000, copied: 12_000).action == .copyAndFlush)
-        #expect(policy.committed(pages: 19_999, copied: 17_000).action == .copyAndFlush)
+        #expect(policy.committed(pages: 14_000, copied: 0).action == .now)
+        #expect(policy.committed(pages: 19_000, copied: 12_000).action == .now)
+        #expect(policy.committed(pages: 19_999, copied: 17_000).action == .now)
         #expect(policy.committed(pages: 20_000, copied: 17_000).action == .onWriter)
     }
 }

@@ -38,9 +38,20 @@ import Testing
         #expect(eventually(within: .seconds(30)) { size() > before + 4_000_000 }, "the checkpointer copied the pages into the file")
     }
 
-    /// A writer that is never quiet for an hour: only the page limit can start a checkpoint.
+    /// A writer that is never quiet for an hour: only the page limit can start a checkpoint, and
+    /// past the limit each copy is flushed to disk.
     @Test func aWALPastItsLimitIsCopiedWhileTheWriterIsBusy() throws {
-        try walIsCopied(by: Checkpointer(path: path, quiet: .seconds(3600), limit: 1_500))
+        let checkpointer = try Checkpointer(path: path, quiet: .seconds(3600), limit: 1_500)
+        try walIsCopied(by: checkpointer)
+        #expect(eventually(within: .seconds(30)) { checkpointer.flushCount > 0 }, "copies past the limit flush the file")
+    }
+
+    /// Under the limit, with the writer never quiet, 4,000 waiting pages start a copy that leaves
+    /// the file's pages unflushed, for one flush later.
+    @Test func copiesUnderTheLimitLeaveTheFlushForLater() throws {
+        let checkpointer = try Checkpointer(path: path, quiet: .seconds(3600), limit: 1_000_000)
+        try walIsCopied(by: checkpointer, megabytes: 18)
+        #expect(checkpointer.flushCount == 0)
     }
 
     /// A WAL far under its limit: the writer going quiet starts the checkpoint.
@@ -48,17 +59,17 @@ import Testing
         try walIsCopied(by: Checkpointer(path: path, quiet: .milliseconds(50), limit: 1_000_000))
     }
 
-    /// Writes about 8 MB (2,000 pages) through a writer of its own that reports to `checkpointer`,
-    /// and expects the file to grow as the checkpointer copies the pages into it.
-    func walIsCopied(by checkpointer: Checkpointer) throws {
+    /// Writes `megabytes` (8 by default: 2,000 pages) through a writer of its own that reports to
+    /// `checkpointer`, and expects the file to grow as the checkpointer copies the pages into it.
+    func walIsCopied(by checkpointer: Checkpointer, megabytes: Int = 8) throws {
         let writer = try SQLiteConnection(path: path, readOnly: false)
         writer.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
         try writer.execute("CREATE TABLE pad (body TEXT)")
         let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
         let before = size()
         let big = String(repeating: "x", count: 100_000)
-        for _ in 0..<80 { try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(big)]) }
-        #expect(eventually(within: .seconds(30)) { size() > before + 4_000_000 }, "the checkpointer copied the pages into the file")
+        for _ in 0..<(megabytes * 10) { try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(big)]) }
+        #expect(eventually(within: .seconds(30)) { size() > before + megabytes * 500_000 }, "the checkpointer copied the pages into the file")
     }
 
     /// A writer that commits without pause: the WAL still starts over once past its limit, where

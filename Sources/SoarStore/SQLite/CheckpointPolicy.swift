@@ -19,21 +19,15 @@ struct CheckpointPolicy {
     /// 16 MB. Each of its checkpoints starts with an fsync of the WAL; the first one past the limit
     /// used to flush 80 MB at once, and commits took 20-50 ms meanwhile. Requests over 20 ms under
     /// steady upserts went from 0.7-1.0% to 0.2-0.3%. These early copies leave the file's pages to
-    /// be flushed past the limit, all at once (see ``Action/copy``).
+    /// be flushed past the limit, all at once.
     static let eager = 4_000
 
     enum Action: Equatable {
         case none
         /// A checkpoint on the queue once the writer is quiet.
         case whenQuiet
-        /// A checkpoint on the queue now, its pages left unflushed in the file: flushed one by one,
-        /// each copy of scattered pages became thousands of small disk writes (7,000-8,800 a second
-        /// under upserts), and on this VM the host's time to do them stalled the CPUs (steal 4-7%).
-        /// Flushed later, all at once, the same pages go out as a few hundred larger writes.
-        case copy
-        /// A checkpoint on the queue now, then the file and the WAL flushed, so that the writer's
-        /// last copy has only the latest pages to flush.
-        case copyAndFlush
+        /// A checkpoint on the queue now (which flushes only past the limit; see ``Checkpointer``).
+        case now
         /// The writer copies what is left itself, now.
         case onWriter
     }
@@ -59,13 +53,13 @@ struct CheckpointPolicy {
         lastPages = pages
         let behind = max(0, pages - (startedOver ? 0 : copied))
         guard pages >= limit else {
-            if behind >= Self.eager { return (.copy, startedOver) }
+            if behind >= Self.eager { return (.now, startedOver) }
             return (behind >= Self.threshold ? .whenQuiet : .none, startedOver)
         }
         if behind <= Self.catchUp || pages >= 2 * limit, pages - caughtUpAt >= Self.threshold {
             return (.onWriter, startedOver)
         }
-        return (behind > Self.catchUp ? .copyAndFlush : .none, startedOver)
+        return (behind > Self.catchUp ? .now : .none, startedOver)
     }
 
     /// After the writer copied the WAL itself at `pages`.
