@@ -51,6 +51,7 @@ import Testing
     @Test func copiesUnderTheLimitLeaveTheFlushForLater() throws {
         let checkpointer = try Checkpointer(path: path, quiet: .seconds(3600), limit: 1_000_000)
         try walIsCopied(by: checkpointer, megabytes: 18)
+        checkpointer.waitForQueue()
         #expect(checkpointer.flushCount == 0)
     }
 

@@ -62,6 +62,9 @@ final class Checkpointer: @unchecked Sendable {
     /// How many times the queue flushed the file and the WAL.
     var flushCount: Int { flushes.load(ordering: .relaxed) }
 
+    /// Returns once what the queue had to do when called is done.
+    func waitForQueue() { queue.sync {} }
+
     /// After each commit, on the writer, with the WAL's size in pages.
     func committed(walPages pages: Int, writer: SQLiteConnection) {
         lastCommit.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
