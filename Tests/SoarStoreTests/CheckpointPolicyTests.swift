@@ -9,13 +9,13 @@ import Testing
         #expect(policy.committed(pages: 500, copied: 0).action == .none)
         #expect(policy.committed(pages: 999, copied: 0).action == .none)
         #expect(policy.committed(pages: 1_000, copied: 0).action == .whenQuiet)
-        #expect(policy.committed(pages: 3_999, copied: 0).action == .whenQuiet)
+        #expect(policy.committed(pages: 1_999, copied: 0).action == .whenQuiet)
     }
 
-    @Test mutating func underTheLimitTheQueueCopiesOnceFourThousandPagesWait() {
-        #expect(policy.committed(pages: 4_000, copied: 0).action == .now)
-        #expect(policy.committed(pages: 7_000, copied: 3_500).action == .whenQuiet, "3,500 behind")
-        #expect(policy.committed(pages: 9_999, copied: 5_000).action == .now, "4,999 behind")
+    @Test mutating func underTheLimitTheQueueCopiesOnceTwoThousandPagesWait() {
+        #expect(policy.committed(pages: 2_000, copied: 0).action == .now)
+        #expect(policy.committed(pages: 3_500, copied: 1_900).action == .whenQuiet, "1,600 behind")
+        #expect(policy.committed(pages: 4_000, copied: 1_990).action == .now, "2,010 behind")
     }
 
     @Test mutating func pastTheLimitTheQueueCopiesAndTheWriterCopiesTheLastFewPages() {

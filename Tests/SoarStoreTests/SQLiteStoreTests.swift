@@ -46,7 +46,7 @@ import Testing
         #expect(eventually(within: .seconds(30)) { checkpointer.flushCount > 0 }, "copies past the limit flush the file")
     }
 
-    /// Under the limit, with the writer never quiet, 4,000 waiting pages start a copy that leaves
+    /// Under the limit, with the writer never quiet, 2,000 waiting pages start a copy that leaves
     /// the file's pages unflushed, for one flush later.
     @Test func copiesUnderTheLimitLeaveTheFlushForLater() throws {
         let checkpointer = try Checkpointer(path: path, quiet: .seconds(3600), limit: 1_000_000)
