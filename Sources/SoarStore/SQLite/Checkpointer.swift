@@ -9,8 +9,8 @@ import Synchronization
 /// it held every write waiting behind it as long: 40% of the time to store a large send, measured
 /// straight through SQLite. The writer's commits report the WAL's size here instead, and a
 /// ``CheckpointPolicy`` decides: one PASSIVE checkpoint (which neither waits for nor blocks
-/// readers or the writer) once the writer has been quiet for `quiet`, or as soon as the WAL passes
-/// `limit` pages. A send to many users, its storing and its outcomes, is copied once after it,
+/// readers or the writer) once the writer has been quiet for `quiet`, or as soon as enough pages
+/// wait (``CheckpointPolicy/eager``) or the WAL passes `limit` pages. A send to many users, its storing and its outcomes, is copied once after it,
 /// not in thirty pieces competing with it for the disk and the cores. Without the writer's own
 /// last copy, a writer that never paused kept the WAL from ever starting over: under upserts it
 /// grew without end, and each commit past the limit queued another checkpoint, 4,000 a second.
@@ -22,12 +22,13 @@ final class Checkpointer: @unchecked Sendable {
     private let quiet: UInt64
     /// A quiet check is waiting on the queue.
     private let scheduled = Atomic(false)
-    /// A checkpoint past the limit is waiting on the queue.
+    /// A checkpoint asked for now (``CheckpointPolicy/Action/now``) is waiting on the queue.
     private let urgent = Atomic(false)
     private let lastCommit = Atomic<UInt64>(0)
     /// The WAL's size at the latest commit, in pages.
     private let walPages = Atomic(0)
     private let limit: Int
+    /// Flushes made on the queue (see ``flushCount``).
     private let flushes = Atomic(0)
     /// Pages the latest checkpoint left copied, counted in the WAL the writer is on.
     private let progress = Mutex(Progress())
