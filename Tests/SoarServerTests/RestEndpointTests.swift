@@ -93,6 +93,26 @@ import Testing
         #expect(none.status == 406 && none.object["code"] == "PGRST116")
     }
 
+    @Test func rangesAreAnsweredAsPostgRESTAnswersThem() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        _ = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, body: #"[{"title":"a"},{"title":"b"}]"#)
+        let backwards = try await fixture.call("GET", "/rest/v1/todos", bearer: alice.token, headers: ["range": "9-1"])
+        #expect(backwards.status == 416 && backwards.object["code"] == "PGRST103", "\(backwards.text)")
+        let counted = ["prefer": "count=exact"]
+        let past = try await fixture.call("GET", "/rest/v1/todos?offset=5", bearer: alice.token, headers: counted)
+        #expect(past.status == 416 && past.object["details"] == "An offset of 5 was requested, but there are only 2 rows.")
+        let rest = try await fixture.call("GET", "/rest/v1/todos?offset=1", bearer: alice.token, headers: counted)
+        #expect(rest.status == 206 && rest.headers["content-range"] == "1-1/2", "part of the rows, the count known")
+        let end = try await fixture.call("GET", "/rest/v1/todos?offset=2", bearer: alice.token, headers: counted)
+        #expect(end.status == 206 && end.headers["content-range"] == "*/2" && end.rows.isEmpty, "just past the last row")
+        let uncounted = try await fixture.call("GET", "/rest/v1/todos?offset=5", bearer: alice.token)
+        #expect(uncounted.status == 200 && uncounted.rows.isEmpty, "without a count, nothing to compare the offset with")
+        let head = try await fixture.call("HEAD", "/rest/v1/todos", bearer: alice.token, headers: ["range": "1-1", "prefer": "count=exact"])
+        #expect(head.status == 200 && head.headers["content-range"] == "0-1/2", "the Range header counts for GET only")
+        let garbage = try await fixture.call("GET", "/rest/v1/todos", bearer: alice.token, headers: ["range": "bytes"])
+        #expect(garbage.status == 200 && garbage.rows.count == 2, "a header that is no range is ignored")
+    }
+
     @Test func profileUpsertOfOneFieldKeepsTheOthers() async throws {
         let alice = try await fixture.signUp("a@example.com")
         let upsert = ["prefer": "resolution=merge-duplicates,return=representation"]

@@ -48,7 +48,8 @@ struct RestService: Sendable {
 
     private func read(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
         var query = query
-        if let range = exchange.header("range"), let (start, end) = Self.range(range) {
+        // As PostgREST (after RFC 9110), the Range header counts for GET only.
+        if exchange.request.method == "GET", let range = exchange.header("range"), let (start, end) = try Self.range(range) {
             query.offset = max(query.offset ?? 0, start)
             if let end { query.limit = min(query.limit ?? Int.max, end - start + 1) }
         }
@@ -56,14 +57,15 @@ struct RestService: Sendable {
         do { result = try store.select(table, query, as: exchange.access, counting: prefer.countExact) } catch {
             throw .store(error, role: exchange.access.role)
         }
-        var response = try body(table, query, result.rows, exchange, status: 200)
         let start = query.offset ?? 0
+        if let total = result.total, start > total {
+            throw Self.rangeNotSatisfiable("An offset of \(start) was requested, but there are only \(total) rows.")
+        }
+        var response = try body(table, query, result.rows, exchange, status: 200)
         let total = result.total.map(String.init) ?? "*"
         let range = result.rows.isEmpty ? "*/\(total)" : "\(start)-\(start + result.rows.count - 1)/\(total)"
         response.headers.append(("content-range", range))
-        if let count = result.total, result.rows.count < count, exchange.header("range") != nil || query.limit != nil {
-            response.status = 206
-        }
+        if let count = result.total, result.rows.count < count { response.status = 206 }
         if exchange.request.method == "HEAD" { response.body = Data() }
         return response
     }
@@ -206,15 +208,23 @@ struct RestService: Sendable {
         do { return try column.storable(value) } catch { throw .store(error, role: exchange.access.role) }
     }
 
-    /// `Range: 0-9` (items), or `5-` for everything from 5.
-    static func range(_ header: String) -> (Int, Int?)? {
+    /// `Range: 0-9` (items), or `5-` for everything from 5; nil for a header that is no such range
+    /// (ignored, as PostgREST ignores it), and PostgREST's 416 for an end before the start.
+    static func range(_ header: String) throws(ServerError) -> (Int, Int?)? {
         let value = header.split(separator: "=").last.map(String.init) ?? header
         let parts = value.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let start = Int(parts[0].trimmingSpaces), start >= 0 else { return nil }
         let endText = parts[1].trimmingSpaces
         if endText.isEmpty { return (start, nil) }
-        guard let end = Int(endText), end >= start else { return nil }
+        guard let end = Int(endText) else { return nil }
+        guard end >= start else {
+            throw rangeNotSatisfiable("The lower boundary must be lower than or equal to the upper boundary in the Range header.")
+        }
         return (start, end)
+    }
+
+    static func rangeNotSatisfiable(_ details: String) -> ServerError {
+        .rest(416, "PGRST103", "Requested range not satisfiable", details: details)
     }
 
     static func text(_ value: SQLValue) -> String {
