@@ -87,21 +87,41 @@ public final class AuthService: Sendable {
     /// `POST /token?grant_type=refresh_token`: single use, rotated, with GoTrue's reuse detection.
     public func refresh(_ refreshToken: String) throws(AuthError) -> AuthSession {
         guard !refreshToken.isEmpty else { throw .refreshTokenNotFound }
-        let successor = try Self.newRefreshToken()
+        let successors = try self.successors(of: refreshToken)
         let outcome: RefreshOutcome
         do {
             outcome = try store.refresh(
-                tokenHash: Self.hash(refreshToken), successorHash: Self.hash(successor), now: now(), reuseGrace: limits.reuseGrace)
+                tokenHash: Self.hash(refreshToken), successorHashes: successors.map(Self.hash), now: now(), reuseGrace: limits.reuseGrace)
         } catch {
             throw .storeFailed(error)
         }
+        let userID: String, sessionID: String, live: String
         switch outcome {
         case .notFound: throw .refreshTokenNotFound
         case .reused: throw .refreshTokenAlreadyUsed
-        case .rotated(let userID, let sessionID), .reissuedWithinGrace(let userID, let sessionID):
-            guard let user = try lookup({ () throws(StoreError) in try store.user(id: userID) }) else { throw .refreshTokenNotFound }
-            return try session(for: user, sessionID: sessionID, refreshToken: successor, method: "token_refresh")
+        case .rotated(let user, let session): (userID, sessionID, live) = (user, session, successors[0])
+        case .liveSuccessor(let user, let session, let generation): (userID, sessionID, live) = (user, session, successors[generation])
         }
+        guard let user = try lookup({ () throws(StoreError) in try store.user(id: userID) }) else { throw .refreshTokenNotFound }
+        return try session(for: user, sessionID: sessionID, refreshToken: live, method: "token_refresh")
+    }
+
+    /// The token's successor, that one's, and so on (``refreshGenerations`` of them). Each is derived
+    /// from the one before with the server's secret, so that a token refreshed twice in parallel gets
+    /// the same successor both times (the store keeps only hashes), and a client that lost an answer
+    /// gets the session's live token back within the grace, not a second line of tokens.
+    func successors(of refreshToken: String) throws(AuthError) -> [String] {
+        var chain: [String] = []
+        var token = refreshToken
+        for _ in 0..<refreshGenerations {
+            do {
+                token = try hmacSHA256(key: tokens.secret, message: Data(("refresh-successor:" + token).utf8)).prefix(24).base64URLEncodedString()
+            } catch {
+                throw .storeFailed("cannot make a refresh token: \(error.description)")
+            }
+            chain.append(token)
+        }
+        return chain
     }
 
     /// `POST /admin/users`: a user created by the service role, not signed in.

@@ -68,6 +68,27 @@ import Testing
         #expect(missing.object["error_code"] == "refresh_token_not_found")
     }
 
+    @Test func parallelRefreshesGetTheSameLiveToken() async throws {
+        let user = try await fixture.signUp("p@example.com")
+        let body = #"{"refresh_token":"\#(user.refresh)"}"#
+        let answers = try await withThrowingTaskGroup(of: ServerFixture.Answer.self) { group in
+            for _ in 0..<4 { group.addTask { try await fixture.call("POST", "/auth/v1/token?grant_type=refresh_token", body: body) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.allSatisfy { $0.status == 200 })
+        let issued = Set(answers.compactMap { $0.object["refresh_token"]?.stringValue })
+        #expect(issued.count == 1, "one successor, not one line of tokens a caller")
+        let live = try #require(issued.first)
+        let next = try await fixture.call("POST", "/auth/v1/token?grant_type=refresh_token", body: #"{"refresh_token":"\#(live)"}"#)
+        let newest = try #require(next.object["refresh_token"]?.stringValue)
+        time.advance(by: 5)
+        let lostAnswer = try await fixture.call("POST", "/auth/v1/token?grant_type=refresh_token", body: body)
+        #expect(lostAnswer.status == 200 && lostAnswer.object["refresh_token"] == .string(newest), "within the grace: the live token")
+        time.advance(by: 60)
+        let reuse = try await fixture.call("POST", "/auth/v1/token?grant_type=refresh_token", body: body)
+        #expect(reuse.object["error_code"] == "refresh_token_already_used")
+    }
+
     @Test func signedOutTokensAreRefusedEverywhereAtOnce() async throws {
         let user = try await fixture.signUp("s@example.com")
         #expect(try await fixture.call("GET", "/auth/v1/user", bearer: user.token).status == 200)

@@ -244,15 +244,20 @@ import Testing
         let alice = try user(store, "a@example.com")
         let now = time.date
         try store.createSession(id: "s1", userID: alice, refreshTokenHash: "h1", now: Timestamp.postgres(now))
-        #expect(try store.refresh(tokenHash: "h1", successorHash: "h2", now: now, reuseGrace: 10) == .rotated(userID: alice, sessionID: "s1"))
-        // A parallel refresh with the same token within the grace gets a sibling, not an error.
-        #expect(
-            try store.refresh(tokenHash: "h1", successorHash: "h3", now: now.addingTimeInterval(5), reuseGrace: 10)
-                == .reissuedWithinGrace(userID: alice, sessionID: "s1"))
-        #expect(try store.refresh(tokenHash: "h1", successorHash: "h4", now: now.addingTimeInterval(60), reuseGrace: 10) == .reused)
+        // Each token's successors, as the auth service derives them: h1 -> h2 -> h3 -> h4.
+        let after = ["h1": ["h2", "h3", "h4"], "h2": ["h3", "h4", "h5"], "h3": ["h4", "h5", "h6"]]
+        func refresh(_ hash: String, at seconds: TimeInterval) throws -> RefreshOutcome {
+            try store.refresh(tokenHash: hash, successorHashes: after[hash] ?? ["x1", "x2"], now: now.addingTimeInterval(seconds), reuseGrace: 10)
+        }
+        #expect(try refresh("h1", at: 0) == .rotated(userID: alice, sessionID: "s1"))
+        // A parallel refresh with the same token within the grace gets the live successor, not a second one.
+        #expect(try refresh("h1", at: 5) == .liveSuccessor(userID: alice, sessionID: "s1", generation: 0))
+        #expect(try refresh("h2", at: 6) == .rotated(userID: alice, sessionID: "s1"))
+        #expect(try refresh("h1", at: 7) == .liveSuccessor(userID: alice, sessionID: "s1", generation: 1), "h3 is live now")
+        #expect(try refresh("h1", at: 60) == .reused)
         #expect(try store.sessionExists("s1") == false, "reuse revoked the session")
-        #expect(try store.refresh(tokenHash: "h2", successorHash: "h5", now: now.addingTimeInterval(61), reuseGrace: 10) == .notFound)
-        #expect(try store.refresh(tokenHash: "nope", successorHash: "h6", now: now, reuseGrace: 10) == .notFound)
+        #expect(try refresh("h3", at: 61) == .notFound)
+        #expect(try refresh("nope", at: 0) == .notFound)
     }
 
     @Test func timestampsAreStoredAsPostgRESTPrintsThem() {

@@ -27,10 +27,11 @@ public struct AuthUser: Sendable, Equatable {
 
 /// What presenting a refresh token did.
 public enum RefreshOutcome: Sendable, Equatable {
-    /// The token was live: it is now used, and `newTokenHash` is its successor.
+    /// The token was live: it is now used, and the first of the successors is live instead.
     case rotated(userID: String, sessionID: String)
-    /// The token was used moments ago (a parallel refresh): a sibling successor was issued.
-    case reissuedWithinGrace(userID: String, sessionID: String)
+    /// The token was used moments ago (a parallel refresh): the successor at `generation` (0 for
+    /// the token's own) is the session's live token, as GoTrue answers with the active one.
+    case liveSuccessor(userID: String, sessionID: String, generation: Int)
     /// Used before, outside the grace interval: the whole session was revoked.
     case reused
     case notFound
@@ -51,6 +52,24 @@ public protocol AuthStore: Sendable {
     func sessionExists(_ id: String) throws(StoreError) -> Bool
     /// Ends sessions: one (`local`), all of the user's (`global`), or all but one (`others`).
     func deleteSessions(userID: String, only: String?, except: String?) throws(StoreError)
-    /// Uses a refresh token once, atomically: see ``RefreshOutcome``.
-    func refresh(tokenHash: String, successorHash: String, now: Date, reuseGrace: TimeInterval) throws(StoreError) -> RefreshOutcome
+    /// Uses a refresh token once, atomically: see ``RefreshOutcome``. `successorHashes` are the
+    /// hashes of the token's successor, that one's successor, and so on (``refreshGenerations``).
+    func refresh(tokenHash: String, successorHashes: [String], now: Date, reuseGrace: TimeInterval) throws(StoreError) -> RefreshOutcome
+}
+
+/// How many successors a refresh looks through for the live one: more rotations than this within
+/// the grace interval are not a parallel refresh, and count as reuse.
+public let refreshGenerations = 8
+
+extension RefreshOutcome {
+    /// A used token presented again: within the grace, the live one of `successors` (found with
+    /// their `revoked` flags, nil for one not stored), else reuse.
+    static func reusedToken(
+        userID: String, sessionID: String, usedAt: Date?, successors revoked: [Bool?], now: Date, reuseGrace: TimeInterval
+    ) -> RefreshOutcome {
+        guard let usedAt, now.timeIntervalSince(usedAt) <= reuseGrace,
+            let generation = revoked.firstIndex(where: { $0 == false })
+        else { return .reused }
+        return .liveSuccessor(userID: userID, sessionID: sessionID, generation: generation)
+    }
 }

@@ -84,7 +84,7 @@ extension PostgresStore {
         }
     }
 
-    public func refresh(tokenHash: String, successorHash: String, now: Date, reuseGrace: TimeInterval) throws(StoreError) -> RefreshOutcome {
+    public func refresh(tokenHash: String, successorHashes: [String], now: Date, reuseGrace: TimeInterval) throws(StoreError) -> RefreshOutcome {
         let time = Timestamp.postgres(now)
         return try run { connection throws(StoreError) -> RefreshOutcome in
             // FOR UPDATE: two processes presenting the same token take turns, as SQLite's one writer does.
@@ -96,17 +96,24 @@ extension PostgresStore {
             }
             let insert = "INSERT INTO auth.refresh_tokens (token_hash, session_id, user_id, parent, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)"
             if revoked == "t" {
-                let used = Timestamp.parse(usedAt) ?? .distantPast
-                guard now.timeIntervalSince(used) <= reuseGrace else {
+                let found = try connection.query(
+                    "SELECT token_hash, revoked FROM auth.refresh_tokens WHERE session_id = $1 AND token_hash = ANY($2::text[])",
+                    [session, "{" + successorHashes.joined(separator: ",") + "}"])
+                let stored = Dictionary(found.compactMap { row -> (String, Bool)? in
+                    guard let hash = row[0], let revoked = row[1] else { return nil }
+                    return (hash, revoked == "t")
+                }, uniquingKeysWith: { first, _ in first })
+                let outcome = RefreshOutcome.reusedToken(
+                    userID: user, sessionID: session, usedAt: Timestamp.parse(usedAt), successors: successorHashes.map { stored[$0] },
+                    now: now, reuseGrace: reuseGrace)
+                if outcome == .reused {
                     recentSessions.forgetAll()
                     try connection.query("DELETE FROM auth.sessions WHERE id = $1", [session])
-                    return .reused
                 }
-                try connection.query(insert, [successorHash, session, user, id, time])
-                return .reissuedWithinGrace(userID: user, sessionID: session)
+                return outcome
             }
             try connection.query("UPDATE auth.refresh_tokens SET revoked = true, updated_at = $2 WHERE id = $1", [id, time])
-            try connection.query(insert, [successorHash, session, user, id, time])
+            try connection.query(insert, [successorHashes[0], session, user, id, time])
             try connection.query("UPDATE auth.sessions SET updated_at = $2 WHERE id = $1", [session, time])
             return .rotated(userID: user, sessionID: session)
         }

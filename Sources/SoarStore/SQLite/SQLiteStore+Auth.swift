@@ -80,7 +80,7 @@ extension SQLiteStore {
         }
     }
 
-    public func refresh(tokenHash: String, successorHash: String, now: Date, reuseGrace: TimeInterval) throws(StoreError) -> RefreshOutcome {
+    public func refresh(tokenHash: String, successorHashes: [String], now: Date, reuseGrace: TimeInterval) throws(StoreError) -> RefreshOutcome {
         let time = Timestamp.postgres(now)
         let outcome = try write { connection throws(StoreError) -> RefreshOutcome in
             let found = try connection.statement(
@@ -92,16 +92,22 @@ extension SQLiteStore {
             let insert = "INSERT INTO auth_refresh_tokens (token_hash, session_id, user_id, parent, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)"
             if revoked != 0 {
                 // GoTrue's reuse detection: a used token again, after the grace for parallel refreshes, ends the session.
-                let used = Timestamp.parse(usedAt) ?? .distantPast
-                guard now.timeIntervalSince(used) <= reuseGrace else {
-                    try connection.statement("DELETE FROM auth_sessions WHERE id = ?1").run([.text(session)])
-                    return .reused
-                }
-                try connection.statement(insert).run([.text(successorHash), .text(session), .text(user), .integer(id), .text(time)])
-                return .reissuedWithinGrace(userID: user, sessionID: session)
+                let placeholders = successorHashes.indices.map { "?\($0 + 2)" }.joined(separator: ", ")
+                let found = try connection.statement(
+                    "SELECT token_hash, revoked FROM auth_refresh_tokens WHERE session_id = ?1 AND token_hash IN (\(placeholders))"
+                ).rows([.text(session)] + successorHashes.map { .text($0) })
+                let stored = Dictionary(found.compactMap { row -> (String, Bool)? in
+                    guard case .text(let hash) = row[0], case .integer(let revoked) = row[1] else { return nil }
+                    return (hash, revoked != 0)
+                }, uniquingKeysWith: { first, _ in first })
+                let outcome = RefreshOutcome.reusedToken(
+                    userID: user, sessionID: session, usedAt: Timestamp.parse(usedAt), successors: successorHashes.map { stored[$0] },
+                    now: now, reuseGrace: reuseGrace)
+                if outcome == .reused { try connection.statement("DELETE FROM auth_sessions WHERE id = ?1").run([.text(session)]) }
+                return outcome
             }
             try connection.statement("UPDATE auth_refresh_tokens SET revoked = 1, updated_at = ?2 WHERE id = ?1").run([.integer(id), .text(time)])
-            try connection.statement(insert).run([.text(successorHash), .text(session), .text(user), .integer(id), .text(time)])
+            try connection.statement(insert).run([.text(successorHashes[0]), .text(session), .text(user), .integer(id), .text(time)])
             try connection.statement("UPDATE auth_sessions SET updated_at = ?2 WHERE id = ?1").run([.text(session), .text(time)])
             return .rotated(userID: user, sessionID: session)
         }
