@@ -104,6 +104,8 @@ expect(a.table("todos").select("id").eq("completed", True).execute().data == [{"
 expect(b.table("todos").select("*").execute().data == [], "bob sees no todos")
 a.table("todos").delete().eq("id", first).execute()
 expect(a.table("todos").select("*", count="exact").execute().count == 2, "delete removed one")
+unfiltered = api_error(lambda: a.table("todos").delete().execute())
+expect(unfiltered is not None and unfiltered.code == "21000", f"a delete without a filter is refused: {unfiltered}")
 single = a.table("todos").select("title").eq("title", "eggs").single().execute().data
 expect(single == {"title": "eggs"}, f"single: {single}")
 expect(a.table("todos").select("*").eq("title", "none").maybe_single().execute() is None, "maybe_single of nothing is None")

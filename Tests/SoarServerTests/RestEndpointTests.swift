@@ -197,6 +197,13 @@ import Testing
         _ = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, body: #"{"id":"\#(id)","title":"a"}"#)
         let duplicate = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, body: #"{"id":"\#(id)","title":"b"}"#)
         #expect(duplicate.status == 409 && duplicate.object["code"] == "23505")
+        // Supabase's safeupdate: no filter, no update or delete, whoever asks.
+        for (method, body, bearer) in [("PATCH", #"{"title":"all"}"#, alice.token), ("DELETE", "{}", alice.token), ("DELETE", "{}", fixture.serviceKey)] {
+            let unfiltered = try await fixture.call(method, "/rest/v1/todos", bearer: bearer, body: body)
+            let statement = method == "PATCH" ? "UPDATE" : "DELETE"
+            #expect(unfiltered.status == 400 && unfiltered.object["code"] == "21000", "\(method): \(unfiltered.text)")
+            #expect(unfiltered.object["message"] == .string("\(statement) requires a WHERE clause"))
+        }
         let rows = try await fixture.call("GET", "/rest/v1/todos", bearer: alice.token)
         #expect(rows.rows.map { $0["title"] } == ["a"])
     }

@@ -137,6 +137,7 @@ struct RestService: Sendable {
             values[key] = try storable(column, value, exchange)
         }
         guard !values.isEmpty else { return HTTPResponse(status: 204) }
+        try Self.requireFilter(query, "UPDATE")
         let written: [StoredRow]
         do { written = try store.update(table, set: values, where: query.condition, as: exchange.access) } catch {
             throw .store(error, role: exchange.access.role)
@@ -145,11 +146,20 @@ struct RestService: Sendable {
     }
 
     private func delete(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+        try Self.requireFilter(query, "DELETE")
         let removed: [StoredRow]
         do { removed = try store.delete(table, where: query.condition, as: exchange.access) } catch {
             throw .store(error, role: exchange.access.role)
         }
         return try writeResponse(table, query, prefer, exchange, removed, status: 200)
+    }
+
+    /// An update or delete without a filter is refused, as Supabase's API refuses it (its
+    /// `safeupdate` extension, on for every API request, service role included): one forgotten
+    /// `.eq(...)` would otherwise change every row the caller may reach.
+    private static func requireFilter(_ query: RowQuery, _ statement: String) throws(ServerError) {
+        guard query.condition == nil else { return }
+        throw .rest(400, "21000", "\(statement) requires a WHERE clause")
     }
 
     private func writeResponse(
