@@ -55,6 +55,26 @@ import Testing
         #expect(checkpointer.flushCount == 0)
     }
 
+    /// A flush the disk fails stops the checkpoints for good, so that no later one (whose fsync
+    /// Linux may report clean) lets the WAL start over without the pages; the store says why.
+    @Test func aDiskErrorStopsTheCheckpointsAndIsReported() throws {
+        let checkpointer = try Checkpointer(path: path, quiet: .seconds(3600), limit: 1_500, flush: { _ throws(StoreError) in
+            throw .unavailable("EIO")
+        })
+        try walIsCopied(by: checkpointer)
+        #expect(eventually(within: .seconds(30)) { checkpointer.failed != nil })
+        #expect(checkpointer.failed?.contains("EIO") == true && checkpointer.flushCount == 0)
+        let writer = try SQLiteConnection(path: path, readOnly: false)
+        writer.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
+        let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
+        checkpointer.waitForQueue()
+        let before = size()
+        let big = String(repeating: "y", count: 100_000)
+        for _ in 0..<80 { try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(big)]) }
+        checkpointer.waitForQueue()
+        #expect(size() == before, "8 MB more stayed in the WAL")
+    }
+
     /// A WAL far under its limit: the writer going quiet starts the checkpoint.
     @Test func aQuietWriterHasItsWALCopied() throws {
         try walIsCopied(by: Checkpointer(path: path, quiet: .milliseconds(50), limit: 1_000_000))

@@ -10,8 +10,9 @@ import Synchronization
 /// straight through SQLite. The writer's commits report the WAL's size here instead, and a
 /// ``CheckpointPolicy`` decides: one PASSIVE checkpoint (which neither waits for nor blocks
 /// readers or the writer) once the writer has been quiet for `quiet`, or as soon as enough pages
-/// wait (``CheckpointPolicy/eager``) or the WAL passes `limit` pages. A send to many users, its storing and its outcomes, is copied once after it,
-/// not in thirty pieces competing with it for the disk and the cores. Without the writer's own
+/// wait (``CheckpointPolicy/eager``) or the WAL reaches `limit` pages. A send to many users, its
+/// storing and its outcomes, is copied once after it, not in thirty pieces competing with it for
+/// the disk and the cores. Without the writer's own
 /// last copy, a writer that never paused kept the WAL from ever starting over: under upserts it
 /// grew without end, and each commit past the limit queued another checkpoint, 4,000 a second.
 final class Checkpointer: @unchecked Sendable {
@@ -30,6 +31,11 @@ final class Checkpointer: @unchecked Sendable {
     private let limit: Int
     /// Flushes made on the queue (see ``flushCount``).
     private let flushes = Atomic(0)
+    /// Flushes the file and the WAL; a test can make it fail.
+    private let flush: (SQLiteConnection) throws(StoreError) -> Void
+    /// Set once the disk failed a checkpoint or a flush: see ``stop(_:)``.
+    private let stopped = Atomic(false)
+    private let failure = Mutex<String?>(nil)
     /// Pages the latest checkpoint left copied, counted in the WAL the writer is on.
     private let progress = Mutex(Progress())
     /// Used on the writer only (its commits are one at a time).
@@ -53,21 +59,32 @@ final class Checkpointer: @unchecked Sendable {
     /// - Parameters:
     ///   - quiet: 200 ms by default.
     ///   - limit: ``defaultLimit`` by default.
-    init(path: String, quiet: Duration = .milliseconds(200), limit: Int = defaultLimit) throws(StoreError) {
+    init(
+        path: String, quiet: Duration = .milliseconds(200), limit: Int = defaultLimit,
+        flush: @escaping (SQLiteConnection) throws(StoreError) -> Void = { (connection: SQLiteConnection) throws(StoreError) in
+            try connection.syncFile()
+            try connection.syncFile(wal: true)
+        }
+    ) throws(StoreError) {
         connection = try SQLiteConnection(path: path, readOnly: false)
         self.quiet = UInt64(quiet.nanoseconds)
         self.limit = limit
+        self.flush = flush
         policy = CheckpointPolicy(limit: limit)
     }
 
-    /// How many times the queue flushed the file and the WAL.
+    /// How many times the queue flushed the file and the WAL (for tests).
     var flushCount: Int { flushes.load(ordering: .relaxed) }
 
-    /// Returns once what the queue had to do when called is done.
+    /// Returns once what the queue had to do when called is done (for tests).
     func waitForQueue() { queue.sync {} }
+
+    /// Why checkpoints stopped, once the disk failed one; nil while they run.
+    var failed: String? { failure.withLock { $0 } }
 
     /// After each commit, on the writer, with the WAL's size in pages.
     func committed(walPages pages: Int, writer: SQLiteConnection) {
+        guard !stopped.load(ordering: .relaxed) else { return }
         lastCommit.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         walPages.store(pages, ordering: .relaxed)
         let action = progress.withLock { progress in
@@ -115,19 +132,37 @@ final class Checkpointer: @unchecked Sendable {
     /// upsert benchmark), and on the development VM the host's time for them stopped its CPUs
     /// (steal 3-7%); flushed together past the limit, they go out in larger writes (1,400-4,600).
     private func checkpointOnQueue(quiet: Bool) {
-        guard checkpoint(on: connection), quiet || walPages.load(ordering: .relaxed) >= limit else { return }
-        try? connection.syncFile()
-        try? connection.syncFile(wal: true)
-        flushes.add(1, ordering: .relaxed)
+        guard !stopped.load(ordering: .relaxed), checkpoint(on: connection), quiet || walPages.load(ordering: .relaxed) >= limit
+        else { return }
+        do {
+            try flush(connection)
+            flushes.add(1, ordering: .relaxed)
+        } catch {
+            stop(error)
+        }
     }
 
-    /// A checkpoint that fails (busy with another, or the disk full) is tried again after a
-    /// later commit. Its count is kept only if the WAL did not start over meanwhile.
+    /// A checkpoint busy with another is tried again after a later commit; one the disk fails stops
+    /// them all. Its count is kept only if the WAL did not start over meanwhile.
     @discardableResult
     private func checkpoint(on connection: SQLiteConnection) -> Bool {
         let wal = progress.withLock { $0.wal }
-        guard let pages = try? connection.checkpoint() else { return false }
+        let pages: Int?
+        do { pages = try connection.checkpoint() } catch {
+            stop(error)
+            return false
+        }
+        guard let pages else { return false }
         progress.withLock { if $0.wal == wal { $0.copied = pages } }
         return true
+    }
+
+    /// No checkpoint after a disk error: Linux reports a failed fsync once and may then report the
+    /// pages it dropped as written, so a later checkpoint could let the WAL start over without
+    /// them. The WAL keeps every commit meanwhile (SQLite synced it before copying), the store
+    /// reports itself unhealthy (``failed``), and a restart on a sound disk recovers from the WAL.
+    private func stop(_ error: StoreError) {
+        failure.withLock { $0 = $0 ?? "checkpoints stopped after a disk error (\(error.message)); every write is kept in the WAL: restart soar once the disk is sound" }
+        stopped.store(true, ordering: .releasing)
     }
 }

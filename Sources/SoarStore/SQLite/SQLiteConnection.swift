@@ -94,20 +94,21 @@ final class SQLiteConnection {
     /// writer (SQLite's PASSIVE checkpoint); on another connection, it blocks neither. Busy at once
     /// when another checkpoint runs.
     ///
-    /// - Returns: the WAL's pages now copied into the file, counted from its start.
+    /// - Returns: the WAL's pages now copied into the file, counted from its start; nil when another
+    ///   connection held the checkpoint (busy). Other failures (the disk's) throw.
     @discardableResult
-    func checkpoint() throws(StoreError) -> Int {
+    func checkpoint() throws(StoreError) -> Int? {
         var copied: Int32 = 0
         let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, &copied)
+        if result & 0xff == SQLITE_BUSY || result & 0xff == SQLITE_LOCKED { return nil }
         guard result == SQLITE_OK else { throw Self.error(result, lastMessage) }
         return Int(copied)
     }
 
     /// Flushes the database file (or its WAL) to disk, through SQLite's own handle on it.
     ///
-    /// SQLite syncs the file only after a checkpoint that copies the whole WAL; one that leaves
-    /// pages behind (on the queue, under writes) leaves its pages unflushed, and the writer's last
-    /// copy then flushed all of them, 18-29 ms of writes waiting. Synced here, it flushes its own few.
+    /// SQLite syncs the file only after a checkpoint that copies the whole WAL; the queue's copies
+    /// past the limit sync it here, so that the writer's own last copy finds few pages to flush.
     func syncFile(wal: Bool = false) throws(StoreError) {
         var file: UnsafeMutablePointer<sqlite3_file>?
         let found = sqlite3_file_control(handle, "main", wal ? SQLITE_FCNTL_JOURNAL_POINTER : SQLITE_FCNTL_FILE_POINTER, &file)

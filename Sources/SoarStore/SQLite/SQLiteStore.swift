@@ -13,6 +13,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     let now: @Sendable () -> Date
     private let ownership: FileOwnership
     let writer: WriteBatcher
+    private let checkpointer: Checkpointer
     private var readers: [SQLiteConnection] = []
     private let readersLock = NSLock()
     let liveSessions = LiveSessions()
@@ -28,6 +29,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         ownership = try FileOwnership(path: path)
         let connection = try SQLiteConnection(path: path, readOnly: false)
         let checkpointer = try Checkpointer(path: path)
+        self.checkpointer = checkpointer
         connection.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
         writer = WriteBatcher(connection: connection)
         newlyApplied = try migrate()
@@ -44,7 +46,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     deinit { writer.stop(waiting: false) }
 
+    /// Also unhealthy once the disk failed a checkpoint (see ``Checkpointer/failed``).
     public func ping() throws(StoreError) {
+        if let failed = checkpointer.failed { throw .unavailable(failed) }
         try read { connection throws(StoreError) in _ = try connection.statement("SELECT 1").rows([]) }
     }
 
