@@ -1,29 +1,27 @@
 /// When the WAL is copied back into the database file, and by whom: the writer's side of the
 /// ``Checkpointer``, a state machine with no I/O.
 ///
-/// Under `limit` pages, a checkpoint waits for the writer to go quiet, unless `eager` pages wait
-/// to be copied. Past it, the checkpointer's queue copies while writes go on. SQLite starts the WAL
+/// Under `limit` pages, a checkpoint waits for the writer to go quiet, unless `eager` pages wait to
+/// be copied. Past it, the checkpointer's queue copies while writes go on. SQLite starts the WAL
 /// over only at a write transaction that begins with all of it copied, which a writer that never
-/// pauses never finds, since it commits
-/// more while the queue copies: so once at most `catchUp` pages are left, the writer copies them
-/// itself right after its commit. It also does when the WAL reaches twice the limit (a disk too
-/// slow for the queue to get that close), and at most once per `threshold` new pages, so a reader
-/// holding an old snapshot (which keeps pages from being copied) cannot make it checkpoint on
-/// every commit.
+/// pauses never finds, since it commits more while the queue copies: so once at most `catchUp`
+/// pages are left, the writer copies them itself right after its commit. It also does when the WAL
+/// reaches twice the limit (a disk too slow for the queue to get that close), and at most once per
+/// `threshold` new pages, so a reader holding an old snapshot (which keeps pages from being copied)
+/// cannot make it checkpoint on every commit.
 struct CheckpointPolicy {
     /// SQLite's own threshold for its automatic checkpoints.
     static let threshold = 1_000
     /// Pages the writer expects to copy itself: about 1 MB. Its two fsyncs (the WAL, then the file)
     /// take most of the time: 8-33 ms measured under the upsert benchmark, writes waiting meanwhile.
     static let catchUp = 256
-    /// Pages waiting to be copied at which the queue copies without waiting for quiet: about
-    /// 8 MB. Each of its checkpoints starts with an fsync of the WAL (SQLite's); with the former
+    /// Pages waiting to be copied at which the queue copies without waiting for quiet: about 8 MB.
+    /// Each of its checkpoints starts with an fsync of the WAL (SQLite's); with the former
     /// 20,000-page limit, the first one past it flushed 80 MB at once, and commits took 20-50 ms
-    /// meanwhile. These early copies leave
-    /// the file's pages to be flushed past the limit, all at once, so what they flush is the WAL:
-    /// in smaller pieces, the disk's work stalls the VM less (wrk's p99 under steady upserts
-    /// 16.8-21.6 ms with 2,000 against 21.7-27.0 ms with 4,000, five alternated pairs; 1,000 was
-    /// no better than 2,000).
+    /// meanwhile. These early copies leave the file's pages to be flushed past the limit, all at
+    /// once, so what they flush is the WAL: in smaller pieces, the disk's work stalls the VM less
+    /// (wrk's p99 under steady upserts 16.8-21.6 ms with 2,000 against 21.7-27.0 ms with 4,000,
+    /// five alternated pairs; 1,000 was no better than 2,000).
     static let eager = 2_000
 
     enum Action: Equatable {

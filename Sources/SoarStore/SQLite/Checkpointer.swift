@@ -8,13 +8,13 @@ import Synchronization
 /// A checkpoint copies megabytes into the file; done by the committing writer (SQLite's default),
 /// it held every write waiting behind it as long: 40% of the time to store a large send, measured
 /// straight through SQLite. The writer's commits report the WAL's size here instead, and a
-/// ``CheckpointPolicy`` decides: one PASSIVE checkpoint (which neither waits for nor blocks
-/// readers or the writer) once the writer has been quiet for `quiet`, or as soon as enough pages
-/// wait (``CheckpointPolicy/eager``) or the WAL reaches `limit` pages. A send to many users, its
-/// storing and its outcomes, is copied once after it, not in thirty pieces competing with it for
-/// the disk and the cores. Without the writer's own
-/// last copy, a writer that never paused kept the WAL from ever starting over: under upserts it
-/// grew without end, and each commit past the limit queued another checkpoint, 4,000 a second.
+/// ``CheckpointPolicy`` decides: one PASSIVE checkpoint (which neither waits for nor blocks readers
+/// or the writer) once the writer has been quiet for `quiet`, or as soon as enough pages wait
+/// (``CheckpointPolicy/eager``) or the WAL reaches `limit` pages. A send to many users, its storing
+/// and its outcomes, is copied once after it, not in thirty pieces competing with it for the disk
+/// and the cores. Without the writer's own last copy, a writer that never paused kept the WAL from
+/// ever starting over: under upserts it grew without end, and each commit past the limit queued
+/// another checkpoint, 4,000 a second.
 final class Checkpointer: @unchecked Sendable {
     /// Used on `queue` only.
     private let connection: SQLiteConnection
@@ -162,7 +162,9 @@ final class Checkpointer: @unchecked Sendable {
     /// them. The WAL keeps every commit meanwhile (SQLite synced it before copying), the store
     /// reports itself unhealthy (``failed``), and a restart on a sound disk recovers from the WAL.
     private func stop(_ error: StoreError) {
-        failure.withLock { $0 = $0 ?? "checkpoints stopped after a disk error (\(error.message)); every write is kept in the WAL: restart soar once the disk is sound" }
+        let reason = "checkpoints stopped after a disk error (\(error.message)); every write is kept in the WAL: "
+            + "restart soar once the disk is sound"
+        failure.withLock { $0 = $0 ?? reason }
         stopped.store(true, ordering: .releasing)
     }
 }
