@@ -121,6 +121,7 @@ import Testing
             (#"{"all":true,"payload":{"k":1}}"#, "payload"), (#"{"all":true,"title":"x","body":"y","priority":7}"#, "priority"),
             (#"{"all":true,"title":"x","body":"y","push_type":"fax"}"#, "push_type"), (#"{"all":true,"title":"x","body":"y","colour":1}"#, "unknown field"),
             (#"{"all":false,"title":"x","body":"y"}"#, "all must be true"), (#"{"all":true,"title":"x","body":"y","expiration":-1}"#, "expiration"),
+            (#"{"all":true,"title":"x","body":"y","expiration":9223372036854775807}"#, "expiration"),
             // What APNs would refuse is refused before anything is stored.
             (#"{"all":true,"title":"x","body":"y","collapse_id":"\#(String(repeating: "c", count: 65))"}"#, "collapse-id"),
             (#"{"all":true,"payload":{"aps":{"content-available":1}},"push_type":"background","priority":10}"#, "priority 10"),

@@ -50,7 +50,9 @@ public struct APNsRequest: Sendable, Equatable {
         let priority = notification.priority ?? (notification.pushType == .background ? .considerPower : nil)
         if let priority { headers.append(("apns-priority", String(priority.rawValue))) }
         if let expiration = notification.expiration {
-            headers.append(("apns-expiration", String(max(0, Int(expiration.timeIntervalSince1970)))))
+            // Clamped to what the header can say: a Double past Int's range would trap in Int(_:).
+            let seconds = min(max(0, expiration.timeIntervalSince1970.rounded(.down)), Double(UInt32.max))
+            headers.append(("apns-expiration", String(Int(seconds.isNaN ? 0 : seconds))))
         }
         if let collapse = notification.collapseID { headers.append(("apns-collapse-id", collapse)) }
         self.headers = headers

@@ -78,7 +78,9 @@ public struct SendPushRequest: Sendable {
         }
         collapseID = try text("collapse_id")
         if let value = object["expiration"], value != .null {
-            guard let seconds = value.intValue, seconds >= 0 else { throw .invalid("expiration must be Unix seconds (0: now or never)") }
+            guard let seconds = value.intValue, seconds >= 0, seconds <= Int(UInt32.max) else {
+                throw .invalid("expiration must be Unix seconds, 0 to 4294967295 (0: now or never)")
+            }
             expiration = Date(timeIntervalSince1970: TimeInterval(seconds))
         }
         if let name = try text("environment") {

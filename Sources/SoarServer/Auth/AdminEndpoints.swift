@@ -15,7 +15,8 @@ struct AdminEndpoints: Sendable {
         let page = max(1, Int(exchange.request.queryValue("page") ?? "") ?? 1)
         let perPage = min(1000, max(1, Int(exchange.request.queryValue("per_page") ?? "") ?? 50))
         do {
-            let (users, total) = try auth.store.users(offset: (page - 1) * perPage, limit: perPage)
+            let (offset, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)
+            let (users, total) = try auth.store.users(offset: overflow ? Int.max : offset, limit: perPage)
             var response = HTTPResponse.json(200, ["users": .array(users.map(\.json)), "aud": "authenticated"])
             response.headers.append(("x-total-count", String(total)))
             return response

@@ -51,7 +51,10 @@ struct RestService: Sendable {
         // As PostgREST (after RFC 9110), the Range header counts for GET only.
         if exchange.request.method == "GET", let range = exchange.header("range"), let (start, end) = try Self.range(range) {
             query.offset = max(query.offset ?? 0, start)
-            if let end { query.limit = min(query.limit ?? Int.max, end - start + 1) }
+            if let end {
+                let (count, overflow) = (end - start).addingReportingOverflow(1)
+                query.limit = min(query.limit ?? Int.max, overflow ? Int.max : count)
+            }
         }
         let result: (rows: [StoredRow], total: Int?)
         do { result = try store.select(table, query, as: exchange.access, counting: prefer.countExact) } catch {
