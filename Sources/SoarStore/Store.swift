@@ -20,27 +20,42 @@ public enum ConflictResolution: Sendable, Equatable {
 public protocol DataStore: Sendable {
     /// Rows matching the query, and the number matching without limit and offset when `counting`.
     func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?)
-    /// Inserts rows in one transaction (all or none) and returns those written.
-    func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow]
+    /// Inserts rows in one transaction (all or none) and returns those written. Each write takes
+    /// `single`: when set, a write of any other number of rows than one is rolled back and fails
+    /// with ``StoreError/notOneRow(_:)`` (PostgREST's answer to `vnd.pgrst.object+json`).
+    func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow]
     /// The same insert without waiting for it: `completion` is called once, on any thread, when it
     /// is committed or has failed. The default runs the insert above and calls it at once.
     func insert(
-        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access,
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool,
         completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void)
     /// Updates the matching rows and returns them as they are now.
-    func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow]
+    func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow]
     /// Deletes the matching rows and returns them.
-    func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow]
+    func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow]
     /// Whether the store answers (for `/health`).
     func ping() throws(StoreError)
 }
 
 extension DataStore {
     public func insert(
-        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access,
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool,
         completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void
     ) {
-        completion(Result { () throws(StoreError) in try insert(table, rows, onConflict: onConflict, as: access) })
+        completion(Result { () throws(StoreError) in try insert(table, rows, onConflict: onConflict, as: access, single: single) })
+    }
+
+    /// The writes of any number of rows.
+    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow] {
+        try insert(table, rows, onConflict: onConflict, as: access, single: false)
+    }
+
+    public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
+        try update(table, set: values, where: condition, as: access, single: false)
+    }
+
+    public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
+        try delete(table, where: condition, as: access, single: false)
     }
 }
 

@@ -40,6 +40,16 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         StoreError(code: "42703", message: "column \(table).\(column) does not exist")
     }
     /// The store itself failed (disk full, locked too long, corrupt file): a 503/500, never the client's fault.
+    /// One object was asked for and a write touched another number of rows (it is rolled back).
+    public static func notOneRow(_ count: Int) -> StoreError {
+        StoreError(code: "PGRST116", message: "JSON object requested, multiple (or no) rows returned", details: "The result contains \(count) rows")
+    }
+
+    /// Inside a write's transaction, so that a failure rolls it back: see ``notOneRow(_:)``.
+    static func requireOneRow(_ rows: [StoredRow], if single: Bool) throws(StoreError) {
+        if single && rows.count != 1 { throw notOneRow(rows.count) }
+    }
+
     public static func unavailable(_ message: String) -> StoreError {
         StoreError(code: "XX000", message: message)
     }

@@ -93,6 +93,25 @@ import Testing
         #expect(none.status == 406 && none.object["code"] == "PGRST116")
     }
 
+    @Test func aWriteOfOtherThanOneRowAskedAsOneObjectIsRolledBack() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        _ = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, body: #"[{"title":"o1"},{"title":"o2"}]"#)
+        let single = ["accept": "application/vnd.pgrst.object+json", "prefer": "return=representation"]
+        let cases = [
+            ("PATCH", "/rest/v1/todos?title=in.(o1,o2)", #"{"title":"o3"}"#),
+            ("DELETE", "/rest/v1/todos?title=in.(o1,o2)", "{}"),
+            ("POST", "/rest/v1/todos", #"[{"title":"o4"},{"title":"o5"}]"#),
+        ]
+        for (method, path, body) in cases {
+            let answer = try await fixture.call(method, path, bearer: alice.token, headers: single, body: body)
+            #expect(answer.status == 406 && answer.object["code"] == "PGRST116", "\(method): \(answer.text)")
+        }
+        let rows = try await fixture.call("GET", "/rest/v1/todos?select=title&order=title", bearer: alice.token)
+        #expect(rows.rows.map { $0["title"] } == ["o1", "o2"], "nothing changed: \(rows.text)")
+        let one = try await fixture.call("PATCH", "/rest/v1/todos?title=eq.o1", bearer: alice.token, headers: single, body: #"{"title":"o6"}"#)
+        #expect(one.status == 200 && one.object["title"] == "o6")
+    }
+
     @Test func rangesAreAnsweredAsPostgRESTAnswersThem() async throws {
         let alice = try await fixture.signUp("a@example.com")
         _ = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, body: #"[{"title":"a"},{"title":"b"}]"#)

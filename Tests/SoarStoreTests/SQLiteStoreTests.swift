@@ -377,7 +377,7 @@ extension SQLiteStoreTests {
         for index in 0..<200 {
             done.enter()
             let row: RowValues = index % 10 == 0 ? ["id": taken, "title": .text("dup")] : ["title": .text("row \(index)")]
-            store.insert(AppTables.todos, [row], onConflict: nil, as: .user(alice)) { result in
+            store.insert(AppTables.todos, [row], onConflict: nil, as: .user(alice), single: false) { result in
                 outcomes.withLock { $0[index] = (try? result.get()) != nil }
                 done.leave()
             }
@@ -394,14 +394,14 @@ extension SQLiteStoreTests {
         let alice = try user(store, "c@example.com")
         let committed = Locked(0)
         for index in 0..<50 {
-            store.insert(AppTables.todos, [["title": .text("row \(index)")]], onConflict: nil, as: .user(alice)) { result in
+            store.insert(AppTables.todos, [["title": .text("row \(index)")]], onConflict: nil, as: .user(alice), single: false) { result in
                 if (try? result.get()) != nil { committed.withLock { $0 += 1 } }
             }
         }
         store.close()
         #expect(committed.withLock { $0 } == 50)
         let late = Locked<StoreError?>(nil)
-        store.insert(AppTables.todos, [["title": .text("late")]], onConflict: nil, as: .user(alice)) { result in
+        store.insert(AppTables.todos, [["title": .text("late")]], onConflict: nil, as: .user(alice), single: false) { result in
             if case .failure(let error) = result { late.withLock { $0 = error } }
         }
         #expect(late.withLock { $0 }?.message.contains("closed") == true)
@@ -410,7 +410,7 @@ extension SQLiteStoreTests {
         let unused = try open()
         unused.close()
         let refused = Locked<StoreError?>(nil)
-        unused.insert(AppTables.todos, [["title": .text("late")]], onConflict: nil, as: .user(alice)) { result in
+        unused.insert(AppTables.todos, [["title": .text("late")]], onConflict: nil, as: .user(alice), single: false) { result in
             if case .failure(let error) = result { refused.withLock { $0 = error } }
         }
         #expect(refused.withLock { $0 }?.message.contains("closed") == true)

@@ -16,6 +16,11 @@ struct RestService: Sendable {
 
     static let objectMediaType = "application/vnd.pgrst.object+json"
 
+    /// `.single()`: one object, not an array; a write of any other number of rows is rolled back.
+    static func wantsObject(_ exchange: Exchange) -> Bool {
+        exchange.header("accept")?.contains(objectMediaType) == true
+    }
+
     func handle(_ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
         let name = exchange.parameters["table"] ?? ""
         guard let table = tables[name] else {
@@ -115,7 +120,7 @@ struct RestService: Sendable {
         }
         let asked = exchange
         exchange.later = Later { [self, rows, conflict] done in
-            store.insert(table, rows, onConflict: conflict, as: asked.access) { result in
+            store.insert(table, rows, onConflict: conflict, as: asked.access, single: Self.wantsObject(asked)) { result in
                 done {
                     switch result {
                     case .success(let written):
@@ -142,7 +147,7 @@ struct RestService: Sendable {
         guard !values.isEmpty else { return HTTPResponse(status: 204) }
         try Self.requireFilter(query, "UPDATE")
         let written: [StoredRow]
-        do { written = try store.update(table, set: values, where: query.condition, as: exchange.access) } catch {
+        do { written = try store.update(table, set: values, where: query.condition, as: exchange.access, single: Self.wantsObject(exchange)) } catch {
             throw .store(error, role: exchange.access.role)
         }
         return try writeResponse(table, query, prefer, exchange, written, status: 200)
@@ -151,7 +156,7 @@ struct RestService: Sendable {
     private func delete(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
         try Self.requireFilter(query, "DELETE")
         let removed: [StoredRow]
-        do { removed = try store.delete(table, where: query.condition, as: exchange.access) } catch {
+        do { removed = try store.delete(table, where: query.condition, as: exchange.access, single: Self.wantsObject(exchange)) } catch {
             throw .store(error, role: exchange.access.role)
         }
         return try writeResponse(table, query, prefer, exchange, removed, status: 200)
@@ -200,7 +205,7 @@ struct RestService: Sendable {
         }
         var json = JSONText(capacity: 64 + rows.count * 128)
         let contentType: String
-        if exchange.header("accept")?.contains(Self.objectMediaType) == true {
+        if Self.wantsObject(exchange) {
             guard rows.count == 1 else {
                 throw .rest(
                     406, "PGRST116", "JSON object requested, multiple (or no) rows returned",

@@ -20,7 +20,7 @@ extension PostgresStore {
         }
     }
 
-    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow] {
+    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
         let time = Timestamp.postgres(now())
         var statements: [(String, [String?])] = []
         for values in rows {
@@ -51,11 +51,12 @@ extension PostgresStore {
                 if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
                 written += returned.map(sql.row)
             }
+            try StoreError.requireOneRow(written, if: single)
             return written
         }
     }
 
-    public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
+    public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
         var values = values
         let time = Timestamp.postgres(now())
         for column in table.columns where column.touchedOnUpdate && values[column.name] == nil { values[column.name] = .text(time) }
@@ -70,16 +71,20 @@ extension PostgresStore {
         text += sql.whereClause(condition) + " RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
         return try transaction(as: access) { connection throws(StoreError) in
-            try connection.query(text, parameters).map(sql.row)
+            let rows = try connection.query(text, parameters).map(sql.row)
+            try StoreError.requireOneRow(rows, if: single)
+            return rows
         }
     }
 
-    public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
+    public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
         var sql = PostgresSQL(table)
         let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition)) RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
         return try transaction(as: access) { connection throws(StoreError) in
-            try connection.query(text, parameters).map(sql.row)
+            let rows = try connection.query(text, parameters).map(sql.row)
+            try StoreError.requireOneRow(rows, if: single)
+            return rows
         }
     }
 }

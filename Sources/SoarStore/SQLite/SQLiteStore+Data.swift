@@ -20,18 +20,18 @@ extension SQLiteStore {
         }
     }
 
-    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow] {
-        try write(try insertion(table, rows, onConflict: onConflict, as: access))
+    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
+        try write(try insertion(table, rows, onConflict: onConflict, as: access, single: single))
     }
 
     /// Queued for the writer thread, which calls `completion` after the commit (or calls it here
     /// at once when the rows are refused before any SQL runs).
     public func insert(
-        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access,
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool,
         completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void
     ) {
         let body: (SQLiteConnection) throws(StoreError) -> [StoredRow]
-        do { body = try insertion(table, rows, onConflict: onConflict, as: access) } catch {
+        do { body = try insertion(table, rows, onConflict: onConflict, as: access, single: single) } catch {
             completion(.failure(error))
             return
         }
@@ -40,7 +40,7 @@ extension SQLiteStore {
 
     /// An insert's statements, checked, as a write to run on the writer connection.
     private func insertion(
-        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool
     ) throws(StoreError) -> (SQLiteConnection) throws(StoreError) -> [StoredRow] {
         try checkWritable(table, access, .insert)
         let time = Timestamp.postgres(now())
@@ -87,11 +87,12 @@ extension SQLiteStore {
                 if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
                 written += returned
             }
+            try StoreError.requireOneRow(written, if: single)
             return written
         }
     }
 
-    public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
+    public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
         try checkWritable(table, access, .update, columns: values.keys)
         if access.role == .authenticated, let owner = values[table.owner], owner != .text(access.userID ?? "") {
             throw .rowSecurity(table.name)
@@ -110,17 +111,21 @@ extension SQLiteStore {
         text += sql.whereClause(condition, access) + " RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
         return try write { connection throws(StoreError) in
-            try connection.statement(text).rows(parameters)
+            let rows = try connection.statement(text).rows(parameters)
+            try StoreError.requireOneRow(rows, if: single)
+            return rows
         }
     }
 
-    public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
+    public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
         try checkWritable(table, access, .delete)
         var sql = SQLiteSQL(table)
         let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition, access)) RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
         return try write { connection throws(StoreError) in
-            try connection.statement(text).rows(parameters)
+            let rows = try connection.statement(text).rows(parameters)
+            try StoreError.requireOneRow(rows, if: single)
+            return rows
         }
     }
 
