@@ -232,7 +232,8 @@ public final class AuthService: Sendable {
         let trimmed = email.trimmingCharacters(in: .whitespaces).lowercased()
         let parts = trimmed.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-            trimmed.count <= 255, !trimmed.contains(where: { $0.isWhitespace })
+            trimmed.count <= 255, !trimmed.contains(where: { $0.isWhitespace }),
+            !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { throw AuthError(400, "validation_failed", "Unable to validate email address: invalid format") }
         return trimmed
     }

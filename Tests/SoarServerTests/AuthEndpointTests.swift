@@ -36,6 +36,8 @@ import Testing
         #expect(again.status == 422 && again.object["error_code"] == "user_already_exists")
         let weak = try await fixture.call("POST", "/auth/v1/signup", body: #"{"email":"b@example.com","password":"123"}"#)
         #expect(weak.status == 422 && weak.object["error_code"] == "weak_password")
+        let control = try await fixture.call("POST", "/auth/v1/signup", body: #"{"email":"a\u0000b@example.com","password":"whatever1"}"#)
+        #expect(control.status == 400 && control.object["error_code"] == "validation_failed", "\(control.text)")
         let wrong = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"a@example.com","password":"nope-nope"}"#)
         #expect(wrong.status == 400 && wrong.object["error_code"] == "invalid_credentials")
         #expect(wrong.object["msg"] == "Invalid login credentials")

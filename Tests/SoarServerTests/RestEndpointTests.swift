@@ -202,6 +202,7 @@ import Testing
             ("GET", "/rest/v1/todos?id=eq.not-a-uuid", nil, 400, "22P02"),
             ("GET", "/rest/v1/todos?title=zz.1", nil, 400, "PGRST100"),
             ("GET", "/rest/v1/todos?or=(title.eq.1", nil, 400, "PGRST100"),
+            ("GET", "/rest/v1/todos?title=is.true", nil, 400, "42804"),
             ("POST", "/rest/v1/todos", "{broken", 400, "PGRST102"),
             ("POST", "/rest/v1/todos", #"{"title":"x","nope":1}"#, 400, "PGRST204"),
             ("POST", "/rest/v1/todos", #"{"title":"x","sort_order":"many"}"#, 400, "22P02"),
