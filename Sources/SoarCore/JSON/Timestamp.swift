@@ -3,7 +3,9 @@ import Foundation
 /// ISO 8601 timestamps as Postgres, PostgREST and GoTrue write them.
 ///
 /// Accepts `2024-05-01T12:30:00Z`, `2024-05-01T12:30:00.123456+00:00`, Postgres' own
-/// `2024-05-01 12:30:00.123+00` and offsets such as `+0530`; a missing zone means UTC.
+/// `2024-05-01 12:30:00.123+00`, offsets such as `+0530` and a date alone (midnight); a missing
+/// zone means UTC. Years 0001 to 9999 of the proleptic Gregorian calendar, as written back; a
+/// date that does not exist (February 30) is refused, as Postgres refuses it.
 public enum Timestamp {
     public static func parse(_ text: String) -> Date? {
         let s = Array(text.utf8)
@@ -25,8 +27,11 @@ public enum Timestamp {
             return true
         }
         guard let year = number(4), skip(45), let month = number(2), skip(45), let day = number(2),
-            i < s.count, s[i] == 84 || s[i] == 116 || s[i] == 32
+            (1...9999).contains(year), (1...12).contains(month), (1...daysIn(month, of: year)).contains(day)
         else { return nil }
+        let midnight = Double(daysFromCivil(year, month, day)) * 86_400
+        if i == s.count { return Date(timeIntervalSince1970: midnight) }
+        guard s[i] == 84 || s[i] == 116 || s[i] == 32 else { return nil }
         i += 1
         guard let hour = number(2), skip(58), let minute = number(2), skip(58), let second = number(2) else {
             return nil
@@ -49,20 +54,33 @@ public enum Timestamp {
             } else if s[i] == 43 || s[i] == 45 {
                 let sign = s[i] == 45 ? -1 : 1
                 i += 1
-                guard let hours = number(2) else { return nil }
+                guard let hours = number(2), hours <= 15 else { return nil }
                 _ = skip(58)
                 let minutes = i < s.count ? number(2) ?? -1 : 0
-                guard minutes >= 0 else { return nil }
+                guard (0..<60).contains(minutes) else { return nil }
                 offset = sign * (hours * 3600 + minutes * 60)
             }
         }
-        guard i == s.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        guard let base = utc.date(from: components) else { return nil }
-        return base.addingTimeInterval(fraction - Double(offset))
+        guard i == s.count, hour < 24, minute < 60, second < 61 else { return nil }
+        let time = midnight + Double(hour * 3600 + minute * 60 + second) + fraction - Double(offset)
+        // What `text` would round into year 10000 (or before year 1) is out of range.
+        guard (time * 1_000_000).rounded() < 253_402_300_800_000_000, time >= -62_135_596_800 else { return nil }
+        return Date(timeIntervalSince1970: time)
+    }
+
+    private static func daysIn(_ month: Int, of year: Int) -> Int {
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (the inverse of the computation in `text`).
+    private static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     /// Formats a date as UTC ISO 8601 with milliseconds, e.g. `2024-05-01T12:30:00.123Z`.

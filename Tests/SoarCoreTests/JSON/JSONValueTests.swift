@@ -58,15 +58,29 @@ import Testing
         ("2024-05-01T14:30:00+02:00", 1_714_566_600.0),
         ("2024-05-01T18:00:00+0530", 1_714_566_600.0),
         ("2024-05-01T12:30:00", 1_714_566_600.0),
+        ("2024-05-01", 1_714_521_600.0),
+        ("2024-02-29T00:00:00Z", 1_709_164_800.0),
+        ("1500-01-01T00:00:00Z", -14_831_769_600.0),
+        ("0001-01-01T00:00:00Z", -62_135_596_800.0),
     ])
     func parsesPostgresAndISOForms(text: String, seconds: Double) throws {
         let date = try #require(Timestamp.parse(text))
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_01)
     }
 
-    @Test(arguments: ["", "yesterday", "2024-13-01T00:00:00Z", "2024-05-01T12:30", "2024-05-01T12:30:00.Z", "2024-05-01T12:30:00Zjunk"])
+    @Test(arguments: [
+        "", "yesterday", "2024-13-01T00:00:00Z", "2024-05-01T12:30", "2024-05-01T12:30:00.Z", "2024-05-01T12:30:00Zjunk",
+        "2021-02-30T00:00:00Z", "2021-04-31T00:00:00Z", "2023-02-29", "0000-01-01T00:00:00Z", "2024-05-01T12:30:00+25:00",
+        "9999-12-31T23:59:59.9999999Z",
+    ])
     func rejectsMalformed(text: String) {
         #expect(Timestamp.parse(text) == nil)
+    }
+
+    /// Every accepted date is written back as it was read, at the ends of the range too.
+    @Test(arguments: ["1500-01-01T00:00:00.000000+00:00", "0001-01-01T00:00:00.000000+00:00", "9999-12-31T23:59:59.000000+00:00", "2000-02-29T12:00:00.500000+00:00"])
+    func roundTrips(text: String) throws {
+        #expect(Timestamp.postgres(try #require(Timestamp.parse(text))) == text)
     }
 
     @Test func formatsWithMilliseconds() {
