@@ -81,6 +81,7 @@ public final class AuthService: Sendable {
         else {
             throw .invalidCredentials
         }
+        byEmail.forgive(normalized)  // the per-email limit counts failed attempts
         return try startSession(for: user, method: "password")
     }
 

@@ -26,6 +26,16 @@ public final class RateLimiter: Sendable {
         }
     }
 
+    /// Takes back the latest attempt recorded for `key`: one that succeeded, so that a user who
+    /// signs in often is not locked out as a password guesser would be.
+    public func forgive(_ key: String) {
+        events.withLock { events in
+            guard var times = events[key], !times.isEmpty else { return }
+            times.removeLast()
+            events[key] = times.isEmpty ? nil : times
+        }
+    }
+
     /// How long until `key` may try again: until its oldest attempt in the window leaves it.
     public func retryAfter(_ key: String, now: Date) -> TimeInterval {
         events.withLock { events in

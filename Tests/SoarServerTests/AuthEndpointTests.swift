@@ -104,6 +104,19 @@ import Testing
         #expect(refresh.status == 400)
     }
 
+    @Test func aNewPasswordEndsTheOtherSessions() async throws {
+        let user = try await fixture.signUp("pw@example.com", password: "password-1")
+        let second = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"pw@example.com","password":"password-1"}"#)
+        let other = try #require(second.object["access_token"]?.stringValue)
+        let changed = try await fixture.call("PUT", "/auth/v1/user", bearer: user.token, body: #"{"password":"password-2"}"#)
+        #expect(changed.status == 200)
+        #expect(try await fixture.call("GET", "/auth/v1/user", bearer: other).status == 403, "the other session ended")
+        #expect(try await fixture.call("GET", "/auth/v1/user", bearer: user.token).status == 200, "this one lives")
+        let renamed = try await fixture.call("PUT", "/auth/v1/user", bearer: user.token, body: #"{"data":{"name":"x"}}"#)
+        #expect(renamed.status == 200)
+        #expect(try await fixture.call("GET", "/auth/v1/user", bearer: user.token).status == 200, "new data alone ends nothing")
+    }
+
     @Test func logoutScopes() async throws {
         let user = try await fixture.signUp("o@example.com", password: "password-1")
         let second = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"o@example.com","password":"password-1"}"#)
@@ -140,6 +153,14 @@ import Testing
         time.advance(by: 290)
         let later = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"l@example.com","password":"correct-horse"}"#)
         #expect(later.status == 200, "the window passed")
+    }
+
+    @Test func signingInOftenIsNotGuessing() async throws {
+        _ = try await fixture.signUp("often@example.com")
+        for attempt in 0..<15 {
+            let answer = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"often@example.com","password":"correct-horse"}"#)
+            #expect(answer.status == 200, "sign-in \(attempt): the per-email limit counts failures only")
+        }
     }
 
     @Test func adminEndpointsNeedTheServiceRole() async throws {

@@ -67,12 +67,15 @@ struct AuthEndpoints: Sendable {
     private func user(_ exchange: Exchange) throws(ServerError) -> HTTPResponse {
         try gateway.requireAPIKey(exchange)
         do {
-            let (user, _) = try auth.authenticate(gateway.bearer(exchange))
+            let (user, session) = try auth.authenticate(gateway.bearer(exchange))
             guard exchange.request.method == "PUT" else { return .json(200, user.json) }
             let body = try Self.object(exchange)
+            let password = try Self.string(body, "password")
             let updated = try auth.update(
-                user, email: try Self.string(body, "email"), password: try Self.string(body, "password"),
+                user, email: try Self.string(body, "email"), password: password,
                 data: body["data"] == nil ? nil : try Self.metadata(body, "data"))
+            // As GoTrue does: a new password ends the user's other sessions (one may be a thief's).
+            if password != nil { try auth.signOut(userID: user.id, sessionID: session, scope: "others") }
             return .json(200, updated.json)
         } catch let error as AuthError {
             throw .auth(error)
