@@ -294,6 +294,9 @@ extension SQLiteStoreTests {
         #expect(throws: StoreError.rowSecurity("todos")) {
             try store.insert(AppTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .anon)
         }
+        #expect(throws: StoreError.rowSecurity("todos"), "naming no owner: the policy, not the missing user_id") {
+            try store.insert(AppTables.todos, [["title": .text("x")]], onConflict: nil, as: .anon)
+        }
         #expect(throws: StoreError.rowSecurity("device_tokens")) {
             try store.insert(AppTables.deviceTokens, [["token": .text("00aa112233445566"), "user_id": .text(alice)]], onConflict: .merge(on: ["user_id", "token"]), as: .anon)
         }

@@ -43,6 +43,8 @@ extension SQLiteStore {
         _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool
     ) throws(StoreError) -> (SQLiteConnection) throws(StoreError) -> [StoredRow] {
         try checkWritable(table, access, .insert)
+        // Anon owns no row: the policy refuses before any column is looked at, as Postgres's RLS does.
+        if access.role == .anon { throw .rowSecurity(table.name) }
         let time = Timestamp.postgres(now())
         var statements: [(String, [SQLValue])] = []
         for values in rows {
