@@ -39,7 +39,6 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func undefinedColumn(_ column: String, table: String) -> StoreError {
         StoreError(code: "42703", message: "column \(table).\(column) does not exist")
     }
-    /// The store itself failed (disk full, locked too long, corrupt file): a 503/500, never the client's fault.
     /// One object was asked for and a write touched another number of rows (it is rolled back).
     public static func notOneRow(_ count: Int) -> StoreError {
         StoreError(code: "PGRST116", message: "JSON object requested, multiple (or no) rows returned", details: "The result contains \(count) rows")
@@ -50,6 +49,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         if single && rows.count != 1 { throw notOneRow(rows.count) }
     }
 
+    /// The store itself failed (disk full, locked too long, corrupt file): a 503/500, never the client's fault.
     public static func unavailable(_ message: String) -> StoreError {
         StoreError(code: "XX000", message: message)
     }

@@ -206,11 +206,7 @@ struct RestService: Sendable {
         var json = JSONText(capacity: 64 + rows.count * 128)
         let contentType: String
         if Self.wantsObject(exchange) {
-            guard rows.count == 1 else {
-                throw .rest(
-                    406, "PGRST116", "JSON object requested, multiple (or no) rows returned",
-                    details: "The result contains \(rows.count) rows")
-            }
+            guard rows.count == 1 else { throw .store(.notOneRow(rows.count), role: exchange.access.role) }
             write(rows[0], to: &json)
             contentType = Self.objectMediaType + "; charset=utf-8"
         } else {

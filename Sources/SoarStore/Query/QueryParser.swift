@@ -128,16 +128,17 @@ public struct QueryParser {
         let column = table.column(name)!
         switch op {
         case .is:
-            switch text.lowercased() {
+            let word = text.lowercased()
+            switch word {
             case "null": return .null
             case "not_null": return .null  // negated by `filter`
             case "true", "false", "unknown":
                 // Postgres's rule: SQLite would take any value's truthiness ("123" IS TRUE).
                 guard column.kind == .boolean else {
                     throw .store(StoreError(
-                        code: "42804", message: "argument of IS \(text.uppercased()) must be type boolean, not type \(column.kind.rawValue)"))
+                        code: "42804", message: "argument of IS \(word.uppercased()) must be type boolean, not type \(column.kind.rawValue)"))
                 }
-                return text.lowercased() == "true" ? .isTrue : text.lowercased() == "false" ? .isFalse : .unknown
+                return word == "true" ? .isTrue : word == "false" ? .isFalse : .unknown
             default: throw .syntax("failed to parse filter (is.\(text))", details: "is takes null, true, false or unknown")
             }
         case .in:
