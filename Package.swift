@@ -23,6 +23,8 @@ let package = Package(
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
         systemLibrary("CPostgres", pkgConfig: "libpq", apt: ["libpq-dev"]),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
+        // No pkg-config file ships with libpg-query-dev: the module map links it by name.
+        .systemLibrary(name: "CPgQuery", providers: [.apt(["libpg-query-dev"])]),
         .systemLibrary(name: "CLinux"),
 
         .target(name: "SoarCore"),
@@ -34,9 +36,11 @@ let package = Package(
         // The provider and the emulator hold APNs logic only: HTTP/2, sockets and the event loop are SoarHTTP2's.
         .target(name: "SoarAPNs", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP2"]),
         .target(name: "SoarEmulator", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarHTTP2"]),
-        // The schema's SQL files, compiled into the binary (db/sqlite/*.sql, db/postgres/*.sql).
-        .target(name: "SoarMigrations", path: "db", resources: [.embedInCode("sqlite"), .embedInCode("postgres")]),
-        .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CPostgres", "SoarMigrations"]),
+        // Soar's own schema per store (db/sqlite, db/postgres) and the app's starter migration (db/app), compiled in.
+        .target(name: "SoarMigrations", path: "db", resources: [.embedInCode("sqlite"), .embedInCode("postgres"), .embedInCode("app")]),
+        // The app's schema: its SQL migrations parsed by Postgres's parser, and translated for SQLite.
+        .target(name: "SoarSchema", dependencies: ["SoarCore", "SoarCrypto", "CPgQuery"]),
+        .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CPostgres", "SoarMigrations", "SoarSchema"]),
         .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore"]),
         .target(name: "SoarPush", dependencies: ["SoarCore", "SoarAPNs", "SoarStore"]),
         .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarStore", "SoarAuth", "SoarPush"]),
@@ -46,6 +50,7 @@ let package = Package(
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
+        .testTarget(name: "SoarSchemaTests", dependencies: ["SoarSchema"]),
         .testTarget(name: "SoarHTTP2Tests", dependencies: ["SoarHTTP2"]),
         .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarHTTP2", "SoarTesting"]),
@@ -56,7 +61,7 @@ let package = Package(
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD"]
+            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery"]
         ),
     ],
     swiftLanguageModes: [.v6]

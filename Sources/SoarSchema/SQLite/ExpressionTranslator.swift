@@ -1,0 +1,270 @@
+/// Postgres expressions and queries (from the parse tree) as SQLite SQL text: what policies,
+/// checks, defaults, indexes and views are written in.
+///
+/// `auth.uid()`, `auth.role()`, `auth.jwt()` and `now()` become functions the SQLite store binds
+/// to each request (``SQLiteFunctions``). Anything outside the supported subset is refused with
+/// the construct named and where it stands, never skipped.
+struct ExpressionTranslator {
+    /// Relations a query may read: the app's, and `auth.users` (`auth_users` on SQLite).
+    let schema: Schema
+
+    func expression(_ node: Node) throws(SQLError) -> String {
+        switch node.kind {
+        case "ColumnRef":
+            return try node.nodes("fields").map { (field: Node) throws(SQLError) -> String in
+                if field.kind == "A_Star" { return "*" }
+                guard let name = field.stringValue else { throw unsupported("this column reference", node) }
+                return quote(name)
+            }.joined(separator: ".")
+        case "A_Const":
+            return try constant(node)
+        case "A_Expr":
+            return try operation(node)
+        case "BoolExpr":
+            let args = try node.nodes("args").map { (arg: Node) throws(SQLError) -> String in "(" + (try expression(arg)) + ")" }
+            switch node.string("boolop") {
+            case "AND_EXPR": return args.joined(separator: " AND ")
+            case "OR_EXPR": return args.joined(separator: " OR ")
+            default: return "NOT " + (args.first ?? "NULL")
+            }
+        case "NullTest":
+            let arg = try expression(try required(node.node("arg"), node))
+            return "(\(arg)) IS \(node.string("nulltesttype") == "IS_NOT_NULL" ? "NOT " : "")NULL"
+        case "BooleanTest":
+            let arg = "(" + (try expression(try required(node.node("arg"), node))) + ")"
+            switch node.string("booltesttype") {
+            case "IS_TRUE": return "\(arg) IS TRUE"
+            case "IS_NOT_TRUE": return "\(arg) IS NOT TRUE"
+            case "IS_FALSE": return "\(arg) IS FALSE"
+            case "IS_NOT_FALSE": return "\(arg) IS NOT FALSE"
+            case "IS_UNKNOWN": return "\(arg) IS NULL"
+            default: return "\(arg) IS NOT NULL"
+            }
+        case "FuncCall":
+            return try function(node)
+        case "SQLValueFunction":
+            switch node.string("op") {
+            case "SVFOP_CURRENT_TIMESTAMP", "SVFOP_LOCALTIMESTAMP": return "now()"
+            case "SVFOP_CURRENT_DATE": return "substr(now(), 1, 10)"
+            default: throw unsupported(node.string("op").map { "SQL function \($0)" } ?? "this SQL function", node)
+            }
+        case "CoalesceExpr":
+            let args = try node.nodes("args").map { (arg: Node) throws(SQLError) -> String in try expression(arg) }
+            return "coalesce(" + args.joined(separator: ", ") + ")"
+        case "TypeCast":
+            return try cast(node)
+        case "SubLink":
+            return try subquery(node)
+        case "CaseExpr":
+            var text = "CASE"
+            if let arg = node.node("arg") { text += " " + (try expression(arg)) }
+            for when in node.nodes("args") {
+                text += " WHEN " + (try expression(try required(when.node("expr"), when)))
+                text += " THEN " + (try expression(try required(when.node("result"), when)))
+            }
+            if let otherwise = node.node("defresult") { text += " ELSE " + (try expression(otherwise)) }
+            return text + " END"
+        case "List":
+            return try node.nodes("items").map { (item: Node) throws(SQLError) -> String in try expression(item) }.joined(separator: ", ")
+        case "ParamRef":
+            throw unsupported("parameters ($n)", node)
+        default:
+            throw unsupported(node.kind, node)
+        }
+    }
+
+    // MARK: pieces
+
+    private func constant(_ node: Node) throws(SQLError) -> String {
+        if node.bool("isnull") { return "NULL" }
+        if let value = node.record("ival", as: "Integer") { return String(value.int("ival") ?? 0) }
+        if let value = node.record("fval", as: "Float") { return value.string("fval") ?? "0" }
+        if let value = node.record("boolval", as: "Boolean") { return value.bool("boolval") ? "1" : "0" }
+        if let value = node.record("sval", as: "String") { return literal(value.string("sval") ?? "") }
+        if let value = node.record("bsval", as: "BitString") { return literal(value.string("bsval") ?? "") }
+        throw unsupported("this constant", node)
+    }
+
+    private func operation(_ node: Node) throws(SQLError) -> String {
+        let op = node.names("name").last ?? ""
+        let left = try node.node("lexpr").map { (left: Node) throws(SQLError) -> String in "(" + (try expression(left)) + ")" }
+        let rightNode = node.node("rexpr")
+        switch node.string("kind") ?? "AEXPR_OP" {
+        case "AEXPR_OP":
+            let right = try "(" + expression(try required(rightNode, node)) + ")"
+            guard let left else {
+                guard op == "-" || op == "+" else { throw unsupported("prefix operator \(op)", node) }
+                return op + right
+            }
+            switch op {
+            case "=", "<>", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "||", "->", "->>":
+                return "\(left) \(op) \(right)"
+            case "!=": return "\(left) <> \(right)"
+            case "~": return "regexp(\(right), \(left))"
+            case "~*": return "regexp_i(\(right), \(left))"
+            case "!~": return "NOT regexp(\(right), \(left))"
+            case "!~*": return "NOT regexp_i(\(right), \(left))"
+            case "~~": return "\(left) LIKE \(right) ESCAPE '\\'"
+            case "!~~": return "\(left) NOT LIKE \(right) ESCAPE '\\'"
+            case "~~*": return "lower(\(left)) LIKE lower(\(right)) ESCAPE '\\'"
+            case "!~~*": return "lower(\(left)) NOT LIKE lower(\(right)) ESCAPE '\\'"
+            default: throw unsupported("operator \(op)", node)
+            }
+        case "AEXPR_IN":
+            let list = try expression(try required(rightNode, node))
+            return "\(left ?? "NULL") \(op == "<>" ? "NOT IN" : "IN") (\(list))"
+        case "AEXPR_LIKE":
+            let right = try expression(try required(rightNode, node))
+            return "\(left ?? "NULL") \(op == "!~~" ? "NOT LIKE" : "LIKE") (\(right)) ESCAPE '\\'"
+        case "AEXPR_ILIKE":
+            let right = try expression(try required(rightNode, node))
+            return "lower(\(left ?? "NULL")) \(op == "!~~*" ? "NOT LIKE" : "LIKE") lower(\(right)) ESCAPE '\\'"
+        case "AEXPR_BETWEEN", "AEXPR_NOT_BETWEEN":
+            let bounds = try required(rightNode, node).nodes("items")
+            guard bounds.count == 2 else { throw unsupported("BETWEEN", node) }
+            let not = node.string("kind") == "AEXPR_NOT_BETWEEN" ? "NOT " : ""
+            return "\(left ?? "NULL") \(not)BETWEEN (\(try expression(bounds[0]))) AND (\(try expression(bounds[1])))"
+        case "AEXPR_DISTINCT":
+            return "\(left ?? "NULL") IS NOT (\(try expression(try required(rightNode, node))))"
+        case "AEXPR_NOT_DISTINCT":
+            return "\(left ?? "NULL") IS (\(try expression(try required(rightNode, node))))"
+        case "AEXPR_NULLIF":
+            return "nullif(\(left ?? "NULL"), \(try expression(try required(rightNode, node))))"
+        default:
+            throw unsupported(node.string("kind") ?? "this operator", node)
+        }
+    }
+
+    /// Postgres functions with a SQLite equivalent; the request's own (`auth.uid()`…) are bound by the store.
+    static let functions: [String: String] = [
+        "auth.uid": "auth_uid", "auth.role": "auth_role", "auth.jwt": "auth_jwt", "auth.email": "auth_email",
+        "now": "now", "gen_random_uuid": "gen_random_uuid", "uuid_generate_v4": "gen_random_uuid",
+        "lower": "lower", "upper": "upper", "length": "length", "char_length": "length", "character_length": "length",
+        "abs": "abs", "btrim": "trim", "trim": "trim", "ltrim": "ltrim", "rtrim": "rtrim", "nullif": "nullif",
+        "coalesce": "coalesce", "greatest": "max", "least": "min", "count": "count", "sum": "sum", "min": "min", "max": "max",
+        "avg": "avg", "round": "round", "replace": "replace", "substr": "substr", "substring": "substr",
+        "jsonb_build_object": "json_object", "json_build_object": "json_object", "to_jsonb": "json", "to_json": "json",
+    ]
+
+    private func function(_ node: Node) throws(SQLError) -> String {
+        var names = node.names("funcname")
+        if names.first == "pg_catalog" || names.first == "public" || names.first == "extensions" { names.removeFirst() }
+        let name = names.joined(separator: ".")
+        guard let mapped = Self.functions[name] else { throw unsupported("function \(name)()", node) }
+        if node.bool("agg_star") { return "\(mapped)(*)" }
+        let args = try node.nodes("args").map { (arg: Node) throws(SQLError) -> String in try expression(arg) }
+        let distinct = node.bool("agg_distinct") ? "DISTINCT " : ""
+        return "\(mapped)(\(distinct)\(args.joined(separator: ", ")))"
+    }
+
+    private func cast(_ node: Node) throws(SQLError) -> String {
+        let arg = try expression(try required(node.node("arg"), node))
+        let type = try required(node.record("typeName", as: "TypeName"), node)
+        switch TypeMapping.postgresName(type.names("names")) {
+        case "text", "varchar", "bpchar", "name", "citext": return "CAST(\(arg) AS TEXT)"
+        case "int2", "int4", "int8": return "CAST(\(arg) AS INTEGER)"
+        case "float4", "float8", "numeric": return "CAST(\(arg) AS REAL)"
+        case "uuid": return "lower(\(arg))"
+        case "bool", "timestamptz", "timestamp", "date", "jsonb", "json": return arg
+        case let other: throw unsupported("a cast to \(other)", node)
+        }
+    }
+
+    private func subquery(_ node: Node) throws(SQLError) -> String {
+        let select = try query(try required(node.node("subselect"), node))
+        switch node.string("subLinkType") {
+        case "EXISTS_SUBLINK": return "EXISTS (\(select))"
+        case "EXPR_SUBLINK": return "(\(select))"
+        case "ANY_SUBLINK":
+            let test = try expression(try required(node.node("testexpr"), node))
+            return "(\(test)) IN (\(select))"
+        default: throw unsupported("this subquery", node)
+        }
+    }
+
+    /// A `SELECT` (a view's body, a policy's subquery).
+    func query(_ node: Node) throws(SQLError) -> String {
+        guard node.kind == "SelectStmt" else { throw unsupported(node.kind, node) }
+        if let op = node.string("op"), op != "SETOP_NONE" {
+            let all = node.bool("all") ? " ALL" : ""
+            let word = ["SETOP_UNION": "UNION", "SETOP_INTERSECT": "INTERSECT", "SETOP_EXCEPT": "EXCEPT"][op] ?? "UNION"
+            return "\(try query(try required(node.node("larg"), node))) \(word)\(all) \(try query(try required(node.node("rarg"), node)))"
+        }
+        if node.fields["valuesLists"] != nil { throw unsupported("VALUES", node) }
+        var text = "SELECT "
+        if node.fields["distinctClause"] != nil { text += "DISTINCT " }
+        text += try node.nodes("targetList").map { (target: Node) throws(SQLError) -> String in
+            let value = try expression(try required(target.node("val"), target))
+            return target.string("name").map { "\(value) AS \(quote($0))" } ?? value
+        }.joined(separator: ", ")
+        let from = node.nodes("fromClause")
+        if !from.isEmpty { text += " FROM " + (try from.map { (item: Node) throws(SQLError) -> String in try source(item) }.joined(separator: ", ")) }
+        if let filter = node.node("whereClause") { text += " WHERE " + (try expression(filter)) }
+        let groups = node.nodes("groupClause")
+        if !groups.isEmpty { text += " GROUP BY " + (try groups.map { (group: Node) throws(SQLError) -> String in try expression(group) }.joined(separator: ", ")) }
+        if let having = node.node("havingClause") { text += " HAVING " + (try expression(having)) }
+        let sorts = node.nodes("sortClause")
+        if !sorts.isEmpty {
+            text += " ORDER BY " + (try sorts.map { (sort: Node) throws(SQLError) -> String in
+                let key = try expression(try required(sort.node("node"), sort))
+                return key + (sort.string("sortby_dir") == "SORTBY_DESC" ? " DESC" : "")
+            }.joined(separator: ", "))
+        }
+        if let limit = node.node("limitCount") { text += " LIMIT " + (try expression(limit)) }
+        if let offset = node.node("limitOffset") { text += " OFFSET " + (try expression(offset)) }
+        return text
+    }
+
+    /// A `FROM` item: a relation (with its alias), a join, or a subquery.
+    private func source(_ node: Node) throws(SQLError) -> String {
+        switch node.kind {
+        case "RangeVar":
+            let name = try relationName(node)
+            let alias = node.record("alias", as: "Alias")?.string("aliasname")
+            return alias.map { "\(name) AS \(quote($0))" } ?? name
+        case "JoinExpr":
+            let left = try source(try required(node.node("larg"), node))
+            let right = try source(try required(node.node("rarg"), node))
+            let kind = ["JOIN_LEFT": "LEFT JOIN", "JOIN_INNER": "JOIN"][node.string("jointype") ?? "JOIN_INNER"]
+            guard let kind else { throw unsupported("this join", node) }
+            if let on = node.node("quals") { return "\(left) \(kind) \(right) ON \(try expression(on))" }
+            let using = node.names("usingClause")
+            if !using.isEmpty { return "\(left) \(kind) \(right) USING (\(using.map(quote).joined(separator: ", ")))" }
+            return "\(left) CROSS JOIN \(right)"
+        case "RangeSubselect":
+            let inner = try query(try required(node.node("subquery"), node))
+            let alias = node.record("alias", as: "Alias")?.string("aliasname")
+            return "(\(inner))" + (alias.map { " AS \(quote($0))" } ?? "")
+        default:
+            throw unsupported(node.kind, node)
+        }
+    }
+
+    /// A relation named in a query: one of the app's, or `auth.users`.
+    func relationName(_ node: Node) throws(SQLError) -> String {
+        let relation = node.string("relname") ?? ""
+        switch node.string("schemaname") {
+        case nil, "public":
+            guard schema.relation(relation) != nil else { throw SQLError("relation \"\(relation)\" does not exist", at: node.location ?? 0) }
+            return quote(relation)
+        case "auth" where relation == "users":
+            return quote("auth_users")
+        case let other?:
+            throw unsupported("relations of schema \(other)", node)
+        }
+    }
+
+    // MARK: helpers
+
+    func quote(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+
+    private func required(_ node: Node?, _ parent: Node) throws(SQLError) -> Node {
+        guard let node else { throw unsupported(parent.kind, parent) }
+        return node
+    }
+
+    func unsupported(_ construct: String, _ node: Node) -> SQLError {
+        SQLError("\(construct) is not supported on SQLite (it runs on Postgres)", at: node.location ?? 0)
+    }
+}
