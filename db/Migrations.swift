@@ -1,7 +1,9 @@
-/// The schema's migrations, compiled into the binary from the SQL files beside this one.
+/// Soar's own schema (auth, push queue and sends) per store, compiled into the binary from the SQL
+/// files beside this one, and the app's starter migration (`app/`), which `soar init` writes out.
 ///
 /// Each store applies its own list in order, once each, and records the names it applied.
-/// Adding a migration: a new SQL file with the next number, and its line here.
+/// Adding a migration: a new SQL file with the next number, and its line here. The app's tables
+/// are not here: they are the app's migrations (the starter, then the app's own files).
 public enum Migrations {
     public struct File: Sendable {
         public let name: String
@@ -29,7 +31,13 @@ public enum Migrations {
         File(name: "0002_app_policies.sql", bytes: PackageResources._002_app_policies_sql),
         File(name: "0003_push_queue.sql", bytes: PackageResources._003_push_queue_sql),
         File(name: "0004_device_tokens_lowercase.sql", bytes: PackageResources._004_device_tokens_lowercase_sql),
+        File(name: "0005_default_privileges.sql", bytes: PackageResources._005_default_privileges_sql),
     ]
+}
+
+extension Migrations {
+    /// The seed app's tables, policies and grants: the first of the app's migrations.
+    public static let starter = File(name: "20250101000000_starter.sql", bytes: PackageResources._0250101000000_starter_sql)
 }
 
 extension Migrations.File {

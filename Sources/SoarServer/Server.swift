@@ -66,7 +66,7 @@ public final class Server: Sendable {
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
         self.push = PushService(settings: push, store: store, inboxSize: configuration.inboxSize)
         PushEndpoints(push: self.push, gateway: gateway, deadline: configuration.testPushDeadline).register(in: &router)
-        let rest = RestService(store: store, tables: AppTables.all)
+        let rest = RestService(store: store)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
             return try rest.handle(&exchange)

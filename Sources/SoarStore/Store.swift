@@ -1,4 +1,5 @@
 import Foundation
+import SoarSchema
 
 /// A table row as stored: one value per declared column, in declaration order.
 public typealias StoredRow = [SQLValue]
@@ -14,10 +15,13 @@ public enum ConflictResolution: Sendable, Equatable {
     case ignore(on: [String])
 }
 
-/// The data API's storage: rows of declared tables, with ownership applied for `access`.
+/// The data API's storage: rows of the app's tables, with grants and policies applied for `access`.
 ///
-/// SQLite applies ownership itself; Postgres leaves it to its row-level security policies.
+/// SQLite applies the policies itself (translated from the app's migrations); Postgres enforces
+/// its own row-level security.
 public protocol DataStore: Sendable {
+    /// The tables and views the data API serves now (the app's schema), by name.
+    var tables: [String: Table] { get }
     /// Rows matching the query, and the number matching without limit and offset when `counting`.
     func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?)
     /// Inserts rows in one transaction (all or none) and returns those written. Each write takes
@@ -38,6 +42,14 @@ public protocol DataStore: Sendable {
 }
 
 extension DataStore {
+    /// A relation of the app's schema.
+    ///
+    /// - Throws: ``StoreError`` 42P01 when there is none (a migration removed it, or never made it).
+    public func table(_ name: String) throws(StoreError) -> Table {
+        guard let table = tables[name] else { throw .undefinedTable(name) }
+        return table
+    }
+
     public func insert(
         _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool,
         completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void
@@ -63,9 +75,19 @@ extension DataStore {
 public protocol Store: DataStore, AuthStore, PushJobStore {
     /// Where the data lives, for the start-up banner (never with a password).
     var location: String { get }
-    /// The migrations this open applied (empty when the database was up to date).
+    /// Soar's own migrations this open applied (empty when the database was up to date).
     var newlyApplied: [String] { get }
-    /// Every migration applied, in order.
+    /// Every migration of Soar's own applied, in order.
     func appliedMigrations() throws(StoreError) -> [String]
+    /// Applies the app's migrations not yet applied, each in its own transaction, and reloads the
+    /// schema the data API serves.
+    ///
+    /// - Returns: the files applied now, in order.
+    /// - Throws: ``MigrationError`` naming the file (and line and column) that failed; it and the
+    ///   files after it are not applied.
+    @discardableResult
+    func migrateApp(_ files: [MigrationFile]) throws(MigrationError) -> [MigrationFile]
+    /// The app's migrations applied so far, in order.
+    func appliedAppMigrations() throws(StoreError) -> [AppliedMigration]
     func close()
 }

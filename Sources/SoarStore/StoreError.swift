@@ -6,6 +6,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     public let details: String?
     public let hint: String?
+    /// Where in the statement's text Postgres found the error (a character count from 1).
+    public var position: Int?
 
     public init(code: String, message: String, details: String? = nil, hint: String? = nil) {
         self.code = code
@@ -35,6 +37,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
     public static func permissionDenied(_ table: String) -> StoreError {
         StoreError(code: "42501", message: "permission denied for table \(table)")
+    }
+    public static func undefinedTable(_ name: String) -> StoreError {
+        StoreError(code: "42P01", message: "relation \"public.\(name)\" does not exist")
     }
     public static func undefinedColumn(_ column: String, table: String) -> StoreError {
         StoreError(code: "42703", message: "column \(table).\(column) does not exist")

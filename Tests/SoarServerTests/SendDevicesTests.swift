@@ -19,7 +19,7 @@ import Testing
         for user in users { try store.createUser(AuthUser(id: user, createdAt: Timestamp.postgres(Date()))) }
         let devices = [(0, 1, "ios"), (0, 2, "ios"), (0, 3, "ios"), (1, 4, "ios"), (2, 5, "ios"), (2, 6, "ios"), (2, 7, "android")]
         _ = try store.insert(
-            AppTables.deviceTokens, devices.map { ["user_id": .text(users[$0.0]), "token": .text(token($0.1)), "platform": .text($0.2)] },
+            StarterTables.deviceTokens, devices.map { ["user_id": .text(users[$0.0]), "token": .text(token($0.1)), "platform": .text($0.2)] },
             onConflict: nil, as: .service)
         return (store, users)
     }

@@ -35,11 +35,11 @@ import Testing
     @Test func theServersOwnStatementsReachNothingOfAnotherUser() throws {
         let (store, database) = try store()
         let alice = try user(store), bob = try user(store)
-        let written = try store.insert(AppTables.todos, [["title": .text("alice's secret")]], onConflict: nil, as: .user(alice))
+        let written = try store.insert(StarterTables.todos, [["title": .text("alice's secret")]], onConflict: nil, as: .user(alice))
         #expect(written.count == 1)
 
         // The SQL the store sends for a filtered read: the request's condition, no ownership one.
-        var read = PostgresSQL(AppTables.todos)
+        var read = PostgresSQL(StarterTables.todos)
         let filtered = read.whereClause(.compare(column: "completed", op: .eq, operand: .value(.integer(0))))
         #expect(filtered == " WHERE \"completed\" = $1" && read.parameters == ["0"], "\(filtered)")
         let select = "SELECT \(read.allColumns) FROM \(read.tableName) WHERE \"completed\" = false"
@@ -51,10 +51,10 @@ import Testing
         #expect(try cluster.psql(database, "SELECT title FROM public.todos") == "alice's secret\n")
 
         // Through the store: Bob reads nothing, his insert as Alice is refused by the policy.
-        #expect(try store.select(AppTables.todos, RowQuery(), as: .user(bob), counting: true).total == 0)
-        #expect { try store.insert(AppTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .user(bob)) }
+        #expect(try store.select(StarterTables.todos, RowQuery(), as: .user(bob), counting: true).total == 0)
+        #expect { try store.insert(StarterTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .user(bob)) }
             throws: { ($0 as? StoreError)?.code == "42501" }
-        #expect { try store.insert(AppTables.payments, [["amount_cents": .integer(1), "currency": .text("usd"), "status": .text("paid")]], onConflict: nil, as: .user(bob)) }
+        #expect { try store.insert(StarterTables.payments, [["amount_cents": .integer(1), "currency": .text("usd"), "status": .text("paid")]], onConflict: nil, as: .user(bob)) }
             throws: { ($0 as? StoreError)?.message == "permission denied for table payments" }
     }
 
@@ -88,9 +88,9 @@ import Testing
         let url = try cluster.createDatabase()
         let store = try PostgresCluster.migrating { try PostgresStore(url: url, poolSize: 1) }
         let alice = try user(store)
-        _ = try store.insert(AppTables.todos, [["title": .text("hers")]], onConflict: nil, as: .user(alice))
+        _ = try store.insert(StarterTables.todos, [["title": .text("hers")]], onConflict: nil, as: .user(alice))
         // One connection: the same one serves Alice, then anon, then the server itself.
-        #expect(try store.select(AppTables.todos, RowQuery(), as: .anon, counting: true).total == 0)
+        #expect(try store.select(StarterTables.todos, RowQuery(), as: .anon, counting: true).total == 0)
         let role = try store.transaction(as: nil) { connection throws(StoreError) in
             try connection.query("SELECT current_user || ':' || coalesce(auth.uid()::text, 'none')").first?.first ?? nil
         }
@@ -99,7 +99,7 @@ import Testing
         #expect(throws: StoreError.self) {
             try store.pool.with { connection throws(StoreError) in _ = try connection.execute("BEGIN; SET LOCAL ROLE pg_read_server_files_nope") }
         }
-        #expect(try store.select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 1)
+        #expect(try store.select(StarterTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 1)
     }
 
     @Test func anUnreachableDatabaseIsAClearError() {

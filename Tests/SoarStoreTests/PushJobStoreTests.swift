@@ -190,7 +190,7 @@ import Testing
             try indices.map { index in
                 var query = RowQuery()
                 query.condition = .compare(column: "user_id", op: .eq, operand: .value(.text(users[index])))
-                return try store.select(AppTables.notifications, query, as: .service, counting: true).total ?? -1
+                return try store.select(StarterTables.notifications, query, as: .service, counting: true).total ?? -1
             }
         }
         // Neighbours, three rows each, capped at 2: a short stretch, scanned.

@@ -1,9 +1,10 @@
+import SoarTesting
 import SoarStore
 import Testing
 
 /// PostgREST query strings into the query model: columns checked, values typed.
 @Suite struct QueryParserTests {
-    let parser = QueryParser(table: AppTables.todos)
+    let parser = QueryParser(table: StarterTables.todos)
 
     func parse(_ pairs: [(String, String)]) throws(QueryError) -> RowQuery {
         try parser.parse(pairs.map { (name: $0.0, value: $0.1) })
@@ -12,7 +13,7 @@ import Testing
     @Test func selectTakesColumnsStarAndAliases() throws {
         let query = try parse([("select", "id, done:completed")])
         #expect(query.outputs == [.init(column: "id", key: "id"), .init(column: "completed", key: "done")])
-        #expect(try parse([("select", "*")]).outputs.count == AppTables.todos.columns.count)
+        #expect(try parse([("select", "*")]).outputs.count == StarterTables.todos.columns.count)
     }
 
     @Test func filtersAreTypedByTheirColumn() throws {

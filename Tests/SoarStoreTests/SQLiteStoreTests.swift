@@ -151,25 +151,34 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: created)[.posixPermissions] as? Int == 0o600)
     }
 
-    @Test func tokensAnEarlierVersionStoredInAnotherCaseAreFoldedIntoLowercaseRows() throws {
-        let store = try open()
-        let alice = try user(store, "a@example.com"), bob = try user(store, "b@example.com")
-        let one = "AB" + String(repeating: "CD", count: 31), two = "EF" + String(repeating: "01", count: 31)
-        // As an earlier version stored them (no case folding), then the migration runs again.
-        try store.write { connection throws(StoreError) in
-            let insert = try connection.statement("INSERT INTO device_tokens (user_id, token, updated_at, created_at) VALUES (?1, ?2, ?3, ?3)")
-            for (user, token, time) in [(alice, one, "2026-01-01"), (alice, one.lowercased(), "2026-01-02"), (alice, two.lowercased(), "2026-01-01"), (bob, two, "2026-01-03")] {
-                try insert.run([.text(user), .text(token), .text(time)])
-            }
-            try connection.execute("DELETE FROM soar_migrations WHERE name = '0010_device_tokens_lowercase.sql'")
+    @Test func aDatabaseFromBeforeTheAppsMigrationsIsUpgradedInPlaceWithEveryRow() throws {
+        let path = directory.path + "/legacy.db"
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/legacy-sqlite.sql")
+        try SQLiteConnection(path: path, readOnly: false).execute(try String(contentsOf: fixture, encoding: .utf8))
+        let store = try SQLiteStore(path: path)
+        #expect(try store.appliedAppMigrations().map(\.version) == [AppSchema.starter.version])
+        let alice = "a1a1a1a1-0000-4000-8000-000000000001", bob = "b2b2b2b2-0000-4000-8000-000000000002"
+        let one = "ab" + String(repeating: "cd", count: 31), two = "ef" + String(repeating: "01", count: 31)
+        let tokens = try store.read { connection throws(StoreError) in
+            try connection.statement("SELECT user_id, token, updated_at FROM device_tokens ORDER BY token").rows([])
         }
-        let reopened = try open()
-        #expect(reopened.newlyApplied == ["0010_device_tokens_lowercase.sql"])
-        let rows = try reopened.read { connection throws(StoreError) in
-            try connection.statement("SELECT user_id, token FROM device_tokens ORDER BY token").rows([])
-        }
-        // Alice's two rows for one device are one; the second device is Bob's, its latest user.
-        #expect(rows == [[.text(alice), .text(one.lowercased())], [.text(bob), .text(two.lowercased())]])
+        // Alice's two rows for one device are one (the newest); the second device is Bob's, its latest user.
+        #expect(tokens == [[.text(alice), .text(one), .text("2026-01-02 00:00:00+00")], [.text(bob), .text(two), .text("2026-01-03 00:00:00+00")]])
+        let todos = try store.select(try store.table("todos"), RowQuery(), as: .user(alice), counting: false).rows
+        #expect(todos.count == 1 && todos[0][2] == .text("buy milk") && todos[0][3] == .integer(1) && todos[0][4] == .integer(3))
+        #expect(try store.select(try store.table("profiles"), RowQuery(), as: .user(alice), counting: false).rows.first?[1] == .text("Alice"))
+        #expect(try store.select(try store.table("payments"), RowQuery(), as: .user(bob), counting: false).rows.first?[2] == .integer(999))
+        #expect(try store.select(try store.table("subscriptions"), RowQuery(), as: .user(bob), counting: false).rows.count == 1)
+        #expect(try store.select(try store.table("notifications"), RowQuery(), as: .user(alice), counting: false).rows.first?[7] == .text("2026-11-02 10:05:00+00"))
+        // The starter's rules hold on the upgraded tables: new rows get defaults and checks.
+        let written = try store.insert(try store.table("todos"), [["title": .text("new")]], onConflict: nil, as: .user(alice))
+        #expect(written.first?[1] == .text(alice))
+        #expect(throws: StoreError.self) { try store.insert(try store.table("device_tokens"), [["token": .text("xyz")]], onConflict: nil, as: .user(alice)) }
+        // And the one-owner rule is back: Bob's device registered by Alice is Alice's alone.
+        _ = try store.insert(try store.table("device_tokens"), [["token": .text(two)]], onConflict: .merge(on: ["user_id", "token"]), as: .user(alice))
+        #expect(try store.select(try store.table("device_tokens"), RowQuery(), as: .user(bob), counting: false).rows.isEmpty)
+        store.close()
+        #expect(try SQLiteStore(path: path).appliedAppMigrations().count == 1, "opened again, nothing more to do")
     }
 
     @Test func migrationsApplyOnceAndEveryFileIsListed() throws {
@@ -198,20 +207,20 @@ import Testing
         let store = try open()
         let alice = try user(store, "a@example.com")
         let row: RowValues = ["user_id": .text(alice), "token": .text("00aa112233445566"), "platform": .text("ios")]
-        for _ in 0..<2 { _ = try store.insert(AppTables.deviceTokens, [row], onConflict: .merge(on: ["user_id", "token"]), as: .user(alice)) }
-        let rows = try store.select(AppTables.deviceTokens, RowQuery(), as: .user(alice), counting: true)
+        for _ in 0..<2 { _ = try store.insert(StarterTables.deviceTokens, [row], onConflict: .merge(on: ["user_id", "token"]), as: .user(alice)) }
+        let rows = try store.select(StarterTables.deviceTokens, RowQuery(), as: .user(alice), counting: true)
         #expect(rows.total == 1)
     }
 
     @Test func emptyAndNonASCIITextIsStoredAndReadWhole() throws {
         let store = try open()
         let alice = try user(store, "a@example.com")
-        let position = try #require(AppTables.todos.position(of: "title"))
+        let position = try #require(StarterTables.todos.position(of: "title"))
         for title in ["", "日本語 ✓ 🚀"] {
-            let stored = try store.insert(AppTables.todos, [["user_id": .text(alice), "title": .text(title)]], onConflict: nil, as: .user(alice))
+            let stored = try store.insert(StarterTables.todos, [["user_id": .text(alice), "title": .text(title)]], onConflict: nil, as: .user(alice))
             #expect(stored.first?[position] == .text(title))
         }
-        let titles = try store.select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.map { $0[position] }
+        let titles = try store.select(StarterTables.todos, RowQuery(), as: .user(alice), counting: false).rows.map { $0[position] }
         #expect(Set(titles) == [.text(""), .text("日本語 ✓ 🚀")])
     }
 
@@ -219,24 +228,24 @@ import Testing
         let store = try open()
         let alice = try user(store, "a@example.com")
         let bob = try user(store, "b@example.com")
-        let todo = try store.insert(AppTables.todos, [["title": .text("milk")]], onConflict: nil, as: .user(alice))
+        let todo = try store.insert(StarterTables.todos, [["title": .text("milk")]], onConflict: nil, as: .user(alice))
         #expect(todo.count == 1)
-        #expect(try store.select(AppTables.todos, RowQuery(), as: .user(bob), counting: false).rows.isEmpty)
-        #expect(try store.select(AppTables.todos, RowQuery(), as: .anon, counting: false).rows.isEmpty)
-        #expect(try store.update(AppTables.todos, set: ["title": .text("hacked")], where: nil, as: .user(bob)).isEmpty)
-        #expect(try store.delete(AppTables.todos, where: nil, as: .user(bob)).isEmpty)
+        #expect(try store.select(StarterTables.todos, RowQuery(), as: .user(bob), counting: false).rows.isEmpty)
+        #expect(try store.select(StarterTables.todos, RowQuery(), as: .anon, counting: false).rows.isEmpty)
+        #expect(try store.update(StarterTables.todos, set: ["title": .text("hacked")], where: nil, as: .user(bob)).isEmpty)
+        #expect(try store.delete(StarterTables.todos, where: nil, as: .user(bob)).isEmpty)
         #expect(throws: StoreError.rowSecurity("todos")) {
-            try store.insert(AppTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .user(bob))
+            try store.insert(StarterTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .user(bob))
         }
         // Upserting over Alice's row by its id, claiming it for Bob, is refused rather than silently ignored.
         let id = todo[0][0]
         #expect(throws: StoreError.rowSecurity("todos")) {
-            try store.insert(AppTables.todos, [["id": id, "title": .text("x")]], onConflict: .merge(on: ["id"]), as: .user(bob))
+            try store.insert(StarterTables.todos, [["id": id, "title": .text("x")]], onConflict: .merge(on: ["id"]), as: .user(bob))
         }
         #expect(throws: StoreError.permissionDenied("payments")) {
-            try store.insert(AppTables.payments, [["amount_cents": .integer(1)]], onConflict: nil, as: .user(bob))
+            try store.insert(StarterTables.payments, [["amount_cents": .integer(1)]], onConflict: nil, as: .user(bob))
         }
-        let all = try store.select(AppTables.todos, RowQuery(), as: .service, counting: false).rows
+        let all = try store.select(StarterTables.todos, RowQuery(), as: .service, counting: false).rows
         #expect(all.count == 1 && all[0][2] == .text("milk"), "nothing changed")
     }
 
@@ -244,15 +253,15 @@ import Testing
         let store = try open()
         let alice = try user(store, "a@example.com")
         let id = SQLValue.text(RandomUUID.lowercase())
-        _ = try store.insert(AppTables.todos, [["id": id, "title": .text("a")]], onConflict: nil, as: .user(alice))
+        _ = try store.insert(StarterTables.todos, [["id": id, "title": .text("a")]], onConflict: nil, as: .user(alice))
         do {
-            _ = try store.insert(AppTables.todos, [["id": id, "title": .text("b")]], onConflict: nil, as: .user(alice))
+            _ = try store.insert(StarterTables.todos, [["id": id, "title": .text("b")]], onConflict: nil, as: .user(alice))
             Issue.record("duplicate accepted")
         } catch {
             #expect(error.code == "23505")
         }
         do {
-            _ = try store.insert(AppTables.todos, [["title": .null]], onConflict: nil, as: .user(alice))
+            _ = try store.insert(StarterTables.todos, [["title": .null]], onConflict: nil, as: .user(alice))
             Issue.record("null accepted")
         } catch {
             #expect(error.code == "23502")
@@ -292,15 +301,15 @@ extension SQLiteStoreTests {
         let store = try open()
         let alice = try user(store, "a@example.com")
         #expect(throws: StoreError.rowSecurity("todos")) {
-            try store.insert(AppTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .anon)
+            try store.insert(StarterTables.todos, [["title": .text("x"), "user_id": .text(alice)]], onConflict: nil, as: .anon)
         }
         #expect(throws: StoreError.rowSecurity("todos"), "naming no owner: the policy, not the missing user_id") {
-            try store.insert(AppTables.todos, [["title": .text("x")]], onConflict: nil, as: .anon)
+            try store.insert(StarterTables.todos, [["title": .text("x")]], onConflict: nil, as: .anon)
         }
         #expect(throws: StoreError.rowSecurity("device_tokens")) {
-            try store.insert(AppTables.deviceTokens, [["token": .text("00aa112233445566"), "user_id": .text(alice)]], onConflict: .merge(on: ["user_id", "token"]), as: .anon)
+            try store.insert(StarterTables.deviceTokens, [["token": .text("00aa112233445566"), "user_id": .text(alice)]], onConflict: .merge(on: ["user_id", "token"]), as: .anon)
         }
-        #expect(try store.select(AppTables.todos, RowQuery(), as: .service, counting: false).rows.isEmpty)
+        #expect(try store.select(StarterTables.todos, RowQuery(), as: .service, counting: false).rows.isEmpty)
     }
 }
 
@@ -310,7 +319,7 @@ extension SQLiteStoreTests {
         let store = try open()
         let alice = try user(store, "a@example.com")
         let taken = SQLValue.text(RandomUUID.lowercase())
-        _ = try store.insert(AppTables.todos, [["id": taken, "title": .text("first")]], onConflict: nil, as: .user(alice))
+        _ = try store.insert(StarterTables.todos, [["id": taken, "title": .text("first")]], onConflict: nil, as: .user(alice))
         let outcomes = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<64 {
                 group.addTask {
@@ -319,13 +328,13 @@ extension SQLiteStoreTests {
                         index % 4 == 0
                         ? [["title": .text("ok-part \(index)")], ["id": taken, "title": .text("dup \(index)")]]
                         : [["title": .text("row \(index)")]]
-                    return (try? store.insert(AppTables.todos, rows, onConflict: nil, as: .user(alice))) != nil
+                    return (try? store.insert(StarterTables.todos, rows, onConflict: nil, as: .user(alice))) != nil
                 }
             }
             return await group.reduce(into: [Bool]()) { $0.append($1) }
         }
         #expect(outcomes.filter { $0 }.count == 48)
-        let titles = try store.select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.map { $0[2] }
+        let titles = try store.select(StarterTables.todos, RowQuery(), as: .user(alice), counting: false).rows.map { $0[2] }
         #expect(titles.count == 49, "48 single rows and the first")
         #expect(!titles.contains { if case .text(let t) = $0 { t.hasPrefix("ok-part") } else { false } })
     }
@@ -374,13 +383,13 @@ extension SQLiteStoreTests {
         let store = try open()
         let alice = try user(store, "q@example.com")
         let taken = SQLValue.text(RandomUUID.lowercase())
-        _ = try store.insert(AppTables.todos, [["id": taken, "title": .text("first")]], onConflict: nil, as: .user(alice))
+        _ = try store.insert(StarterTables.todos, [["id": taken, "title": .text("first")]], onConflict: nil, as: .user(alice))
         let outcomes = Locked<[Int: Bool]>([:])
         let done = DispatchGroup()
         for index in 0..<200 {
             done.enter()
             let row: RowValues = index % 10 == 0 ? ["id": taken, "title": .text("dup")] : ["title": .text("row \(index)")]
-            store.insert(AppTables.todos, [row], onConflict: nil, as: .user(alice), single: false) { result in
+            store.insert(StarterTables.todos, [row], onConflict: nil, as: .user(alice), single: false) { result in
                 outcomes.withLock { $0[index] = (try? result.get()) != nil }
                 done.leave()
             }
@@ -388,7 +397,7 @@ extension SQLiteStoreTests {
         #expect(done.wait(timeout: .now() + 20) == .success)
         #expect(outcomes.withLock { $0.count } == 200)
         #expect(outcomes.withLock { $0.values.filter { $0 }.count } == 180, "each duplicate failed alone")
-        #expect(try store.select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 181)
+        #expect(try store.select(StarterTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 181)
     }
 
     /// `close` commits what is queued before it returns; an insert queued after it fails at once.
@@ -397,23 +406,23 @@ extension SQLiteStoreTests {
         let alice = try user(store, "c@example.com")
         let committed = Locked(0)
         for index in 0..<50 {
-            store.insert(AppTables.todos, [["title": .text("row \(index)")]], onConflict: nil, as: .user(alice), single: false) { result in
+            store.insert(StarterTables.todos, [["title": .text("row \(index)")]], onConflict: nil, as: .user(alice), single: false) { result in
                 if (try? result.get()) != nil { committed.withLock { $0 += 1 } }
             }
         }
         store.close()
         #expect(committed.withLock { $0 } == 50)
         let late = Locked<StoreError?>(nil)
-        store.insert(AppTables.todos, [["title": .text("late")]], onConflict: nil, as: .user(alice), single: false) { result in
+        store.insert(StarterTables.todos, [["title": .text("late")]], onConflict: nil, as: .user(alice), single: false) { result in
             if case .failure(let error) = result { late.withLock { $0 = error } }
         }
         #expect(late.withLock { $0 }?.message.contains("closed") == true)
-        #expect(try open().select(AppTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 50)
+        #expect(try open().select(StarterTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 50)
         // A store closed before any insert was queued refuses them too.
         let unused = try open()
         unused.close()
         let refused = Locked<StoreError?>(nil)
-        unused.insert(AppTables.todos, [["title": .text("late")]], onConflict: nil, as: .user(alice), single: false) { result in
+        unused.insert(StarterTables.todos, [["title": .text("late")]], onConflict: nil, as: .user(alice), single: false) { result in
             if case .failure(let error) = result { refused.withLock { $0 = error } }
         }
         #expect(refused.withLock { $0 }?.message.contains("closed") == true)

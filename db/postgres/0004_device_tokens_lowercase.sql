@@ -1,11 +1,3 @@
--- Device tokens are stored in lowercase hex (the server now folds them on every write and filter).
--- Rows written before in another case are folded in: of one user's rows for one device, the newest
--- stays; of different users' rows for one device, the latest user's stays (the one-owner rule);
--- then the rest are lowercased.
-delete from public.device_tokens as old using public.device_tokens as newer
-where lower(newer.token) = lower(old.token) and newer.token <> old.token and newer.user_id = old.user_id
-  and (newer.updated_at > old.updated_at or (newer.updated_at = old.updated_at and newer.token > old.token));
-delete from public.device_tokens as old using public.device_tokens as newer
-where lower(newer.token) = lower(old.token) and newer.user_id <> old.user_id
-  and (newer.updated_at > old.updated_at or (newer.updated_at = old.updated_at and newer.user_id > old.user_id));
-update public.device_tokens set token = lower(token) where token <> lower(token);
+-- Empty since the app's tables became the app's own migrations (db/app/20250101000000_starter.sql,
+-- which `soar init` writes to supabase/migrations/). A database made before this change applied
+-- the statements once held here; the store upgrades its tables in place to the starter's.

@@ -1,4 +1,3 @@
--- Push: which APNs environment a device's token works in (NULL: not known yet) and the app it
--- belongs to. The server checks `token` (hex) and `environment` before writing.
-ALTER TABLE device_tokens ADD COLUMN environment TEXT CHECK (environment IN ('sandbox', 'production'));
-ALTER TABLE device_tokens ADD COLUMN bundle_id TEXT;
+-- Empty since the app's tables became the app's own migrations (db/app/20250101000000_starter.sql,
+-- which `soar init` writes to supabase/migrations/). A database made before this change applied
+-- the statements once held here; the store upgrades its tables in place to the starter's.

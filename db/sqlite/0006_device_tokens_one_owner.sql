@@ -1,11 +1,3 @@
--- A device token belongs to one device, and a device to the user who registered it last: when
--- another user registers a token, the rows other users still hold for it go (a sign-out whose
--- wipe never reached the server leaves such a row), so the device never gets their pushes.
-CREATE TRIGGER device_tokens_one_owner_insert AFTER INSERT ON device_tokens
-BEGIN
-    DELETE FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id;
-END;
-CREATE TRIGGER device_tokens_one_owner_update AFTER UPDATE OF token, user_id ON device_tokens
-BEGIN
-    DELETE FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id;
-END;
+-- Empty since the app's tables became the app's own migrations (db/app/20250101000000_starter.sql,
+-- which `soar init` writes to supabase/migrations/). A database made before this change applied
+-- the statements once held here; the store upgrades its tables in place to the starter's.

@@ -1,3 +1,3 @@
--- The one-owner triggers (0006) look a token up on every registration: without this index each
--- looked through the whole table, so registering N devices took time N².
-CREATE INDEX device_tokens_token ON device_tokens (token);
+-- Empty since the app's tables became the app's own migrations (db/app/20250101000000_starter.sql,
+-- which `soar init` writes to supabase/migrations/). A database made before this change applied
+-- the statements once held here; the store upgrades its tables in place to the starter's.

@@ -1,4 +1,5 @@
 import Foundation
+import SoarSchema
 import SoarStore
 
 /// Which database a command uses: flags first (`--database-url` for PostgreSQL, `--db` for a
@@ -23,12 +24,12 @@ enum DatabaseChoice {
         }
     }
 
-    /// Opens (creating and migrating) the database.
-    func open() throws(CommandError) -> any Store {
+    /// Opens (creating and migrating) the database, applying the app's migrations `app`.
+    func open(app: [MigrationFile]) throws(CommandError) -> any Store {
         do {
             switch self {
-            case .sqlite(let path): return try SQLiteStore(path: path)
-            case .postgres(let url): return try PostgresStore(url: url)
+            case .sqlite(let path): return try SQLiteStore(path: path, app: app)
+            case .postgres(let url): return try PostgresStore(url: url, app: app)
             }
         } catch {
             throw .configuration(error.message)

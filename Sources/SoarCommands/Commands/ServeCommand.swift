@@ -2,6 +2,7 @@ import Foundation
 import SoarAuth
 import SoarPush
 import SoarServer
+import SoarSchema
 import SoarStore
 
 /// `soar serve`: the Supabase-compatible backend (auth, data API, functions) on SQLite or PostgreSQL.
@@ -13,6 +14,7 @@ struct ServeCommand: Command {
         Option("--port", value: "N", help: "Port (default 54321, or SOAR_PORT; 0 picks a free one)."),
         Option("--db", value: "PATH", help: "SQLite file (default ./soar.db, or SOAR_DB); created and migrated on start."),
         Option("--database-url", value: "URL", help: "PostgreSQL instead of SQLite (or DATABASE_URL): postgres://user@host:port/db."),
+        MigrationsChoice.option,
         Option("--threads", value: "N", help: "HTTP worker threads (default 4)."),
         Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
         Option("--log-level", value: "LEVEL", help: "debug, info, warn or error (default info, or SOAR_LOG_LEVEL)."),
@@ -38,6 +40,7 @@ struct ServeCommand: Command {
 
     let configuration: Server.Configuration
     let database: DatabaseChoice
+    let migrations: MigrationsChoice
     let logLevel: Logger.Level
     let environment: [String: String]
     let emulator: EmulatorOptions?
@@ -64,6 +67,7 @@ struct ServeCommand: Command {
         configuration.version = "soar \(SoarCLI.version)"
         self.configuration = configuration
         database = try DatabaseChoice(arguments)
+        migrations = try MigrationsChoice(arguments)
         let levelName = arguments.value("--log-level") ?? environment["SOAR_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(name: levelName) else { throw .usage("--log-level must be debug, info, warn or error, not \"\(levelName)\"") }
         logLevel = level
@@ -90,7 +94,7 @@ struct ServeCommand: Command {
         }
         let store: any Store
         let keys: APIKeys
-        do { (store, keys) = try Self.open(database: database, environment: environment) } catch {
+        do { (store, keys) = try Self.open(database: database, app: try migrations.files(), environment: environment) } catch {
             local?.emulator.stop()
             throw error
         }
@@ -106,6 +110,7 @@ struct ServeCommand: Command {
         console.print("anon key: \(keys.anonKey)")
         console.print("service_role key: \(keys.serviceRoleKey)")
         console.print("database: \(store.location)")
+        console.print("schema: \(migrations.name)")
         console.print("push: \(server.push.summary)")
         if let local {
             console.print("APNs emulator: sandbox \(local.emulator.url), production \(local.emulator.productionURL ?? local.emulator.url), control \(local.emulator.controlURL)")
@@ -118,8 +123,8 @@ struct ServeCommand: Command {
     }
 
     /// The store (migrated) and the API keys, or a configuration error saying what is wrong.
-    static func open(database: DatabaseChoice, environment: [String: String]) throws(CommandError) -> (any Store, APIKeys) {
-        let store = try database.open()
+    static func open(database: DatabaseChoice, app: [MigrationFile], environment: [String: String]) throws(CommandError) -> (any Store, APIKeys) {
+        let store = try database.open(app: app)
         do {
             let secret = try APIKeys.loadSecret(environment: environment["JWT_SECRET"], file: database.secretFile)
             let keys = try APIKeys(

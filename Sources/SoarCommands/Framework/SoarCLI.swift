@@ -8,6 +8,8 @@ public enum SoarCLI {
     public static let commands: [any Command.Type] = [
         ServeCommand.self,
         DemoCommand.self,
+        InitCommand.self,
+        MigrationNewCommand.self,
         MigrateCommand.self,
         SelfCheckCommand.self,
         RouteCommand.self,

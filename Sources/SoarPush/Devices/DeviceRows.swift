@@ -5,7 +5,6 @@ import SoarStore
 /// Push's reads and writes of `device_tokens`, as the service role (push acts for the server).
 struct DeviceRows: Sendable {
     let store: any DataStore
-    private var table: Table { AppTables.deviceTokens }
 
     /// The user's iOS devices, oldest registration first. (Every query here returns devices by
     /// user, each user's oldest first.)
@@ -29,7 +28,7 @@ struct DeviceRows: Sendable {
         var query = RowQuery()
         query.condition = Self.equal("platform", "ios")
         query.limit = 0
-        return try store.select(table, query, as: .service, counting: true).total ?? 0
+        return try store.select(try table(), query, as: .service, counting: true).total ?? 0
     }
 
     /// The iOS devices of the users after `user` (of every user when nil), users in id order and
@@ -40,7 +39,8 @@ struct DeviceRows: Sendable {
         query.condition = .all([Self.equal("platform", "ios")] + (user.map { [.compare(column: "user_id", op: .gt, operand: .value(.text($0)))] } ?? []))
         query.order = [RowQuery.Order(column: "user_id"), RowQuery.Order(column: "token")]
         query.limit = size
-        let page = try store.select(table, query, as: .service, counting: false).rows.map(device)
+        let table = try table()
+        let page = try store.select(table, query, as: .service, counting: false).rows.map { device($0, in: table) }
         guard page.count == size, let last = page.last?.userID else { return page }
         // The last user's devices may go on past the page: they go whole into the next one, or,
         // when the page is that one user's, are read whole now (as read, if they went meanwhile).
@@ -54,7 +54,8 @@ struct DeviceRows: Sendable {
         var query = RowQuery()
         query.condition = .all([Self.equal("platform", "ios")] + (condition.map { [$0] } ?? []))
         query.order = [RowQuery.Order(column: "user_id"), RowQuery.Order(column: "created_at"), RowQuery.Order(column: "token")]
-        return try store.select(table, query, as: .service, counting: false).rows.map(device)
+        let table = try table()
+        return try store.select(table, query, as: .service, counting: false).rows.map { device($0, in: table) }
     }
 
     /// Deletes the device's row. With Apple's timestamp (a 410), only if the row was not
@@ -66,7 +67,7 @@ struct DeviceRows: Sendable {
         if let appleTime {
             conditions.append(.compare(column: "updated_at", op: .lt, operand: .value(.text(Timestamp.postgres(appleTime)))))
         }
-        return try !store.delete(table, where: .all(conditions), as: .service).isEmpty
+        return try !store.delete(try table(), where: .all(conditions), as: .service).isEmpty
     }
 
     /// Records where the device's token works, leaving `updated_at` as it was (the app did not register again).
@@ -75,12 +76,16 @@ struct DeviceRows: Sendable {
         if updatedAt.isEmpty {
             var query = RowQuery()
             query.condition = .all(key(device))
+            let table = try table()
             guard let row = try store.select(table, query, as: .service, counting: false).rows.first else { return }
-            updatedAt = self.device(row).updatedAt
+            updatedAt = self.device(row, in: table).updatedAt
         }
         _ = try store.update(
-            table, set: ["environment": .text(environment.rawValue), "updated_at": .text(updatedAt)], where: .all(key(device)), as: .service)
+            try table(), set: ["environment": .text(environment.rawValue), "updated_at": .text(updatedAt)], where: .all(key(device)), as: .service)
     }
+
+    /// The app's `device_tokens` (42P01 when its migrations have none).
+    private func table() throws(StoreError) -> Table { try store.table("device_tokens") }
 
     private func key(_ device: Device) -> [RowQuery.Condition] {
         [Self.equal("user_id", device.userID), Self.equal("token", device.token)]
@@ -90,12 +95,12 @@ struct DeviceRows: Sendable {
         .compare(column: column, op: .eq, operand: .value(.text(value)))
     }
 
-    /// Where each field sits in a stored row, looked up once.
-    private static let positions = ["user_id", "token", "environment", "bundle_id", "updated_at"].map { AppTables.deviceTokens.position(of: $0)! }
+    /// The fields push reads of a row, wherever the app's table has them.
+    private static let fields = ["user_id", "token", "environment", "bundle_id", "updated_at"]
 
-    private func device(_ row: StoredRow) -> Device {
+    private func device(_ row: StoredRow, in table: Table) -> Device {
         func text(_ field: Int) -> String? {
-            guard case .text(let value) = row[Self.positions[field]] else { return nil }
+            guard let position = table.position(of: Self.fields[field]), case .text(let value) = row[position] else { return nil }
             return value
         }
         return Device(

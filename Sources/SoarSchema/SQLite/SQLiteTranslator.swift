@@ -127,7 +127,7 @@ public struct SQLiteTranslator {
                 let check = try expressions.expression(try required(constraint.node("raw_expr"), place))
                 tail.append("CONSTRAINT \(quote(constraint.string("conname") ?? "\(table)_\(name)_check")) CHECK (\(check))")
             case "CONSTR_FOREIGN":
-                let key = try foreignKey(constraint, columns: [name], table: table)
+                let key = try foreignKey(constraint, columns: [name], table: table, inline: true)
                 relation.foreignKeys.append(key.0)
                 tail.append(key.1)
             case "CONSTR_GENERATED":
@@ -179,7 +179,8 @@ public struct SQLiteTranslator {
         }
     }
 
-    private func foreignKey(_ node: Node, columns: [String], table: String) throws(SQLError) -> (ForeignKey, String) {
+    /// A foreign key, in a column's definition (`inline`) or the table's.
+    private func foreignKey(_ node: Node, columns: [String], table: String, inline: Bool = false) throws(SQLError) -> (ForeignKey, String) {
         let at = node.location ?? 0
         let target = try required(node.record("pktable", as: "RangeVar"), at)
         let targetName = try expressions.relationName(target)
@@ -188,7 +189,8 @@ public struct SQLiteTranslator {
         if targetColumns.isEmpty { targetColumns = schema.relation(referenced)?.primaryKey ?? ["id"] }
         let actions = ["c": " ON DELETE CASCADE", "n": " ON DELETE SET NULL", "r": " ON DELETE RESTRICT", "d": " ON DELETE SET DEFAULT"]
         let name = node.string("conname") ?? "\(table)_\(columns.joined(separator: "_"))_fkey"
-        let text = "CONSTRAINT \(quote(name)) FOREIGN KEY (\(columns.map(quote).joined(separator: ", "))) REFERENCES \(targetName) ("
+        let keyColumns = inline ? "" : " FOREIGN KEY (\(columns.map(quote).joined(separator: ", ")))"
+        let text = "CONSTRAINT \(quote(name))\(keyColumns) REFERENCES \(targetName) ("
             + targetColumns.map(quote).joined(separator: ", ") + ")" + (actions[node.string("fk_del_action") ?? "a"] ?? "")
         return (ForeignKey(name: name, columns: columns, referencedRelation: referenced, referencedColumns: targetColumns), text)
     }

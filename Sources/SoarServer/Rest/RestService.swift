@@ -4,15 +4,9 @@ import SoarHTTP
 import SoarStore
 
 /// PostgREST's subset at `/rest/v1/{table}`: read with filters, insert and upsert, update, delete,
-/// with ownership applied by the store for the caller's role.
+/// on the app's schema as its migrations left it, with grants and policies applied for the caller.
 struct RestService: Sendable {
     let store: any DataStore
-    let tables: [String: Table]
-
-    init(store: any DataStore, tables: [Table]) {
-        self.store = store
-        self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
-    }
 
     static let objectMediaType = "application/vnd.pgrst.object+json"
 
@@ -23,7 +17,7 @@ struct RestService: Sendable {
 
     func handle(_ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
         let name = exchange.parameters["table"] ?? ""
-        guard let table = tables[name] else {
+        guard let table = store.tables[name] else {
             throw .rest(404, "PGRST205", "Could not find the table 'public.\(name)' in the schema cache")
         }
         for header in ["accept-profile", "content-profile"] {

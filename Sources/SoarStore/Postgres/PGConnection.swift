@@ -127,7 +127,9 @@ final class PGConnection {
             if state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") {
                 throw .unavailable("Postgres: \(field("M") ?? state)")
             }
-            throw StoreError(code: state, message: field("M") ?? "", details: field("D"), hint: field("H"))
+            var error = StoreError(code: state, message: field("M") ?? "", details: field("D"), hint: field("H"))
+            error.position = field("P").flatMap { Int($0) }
+            throw error
         }
     }
 

@@ -4,6 +4,8 @@ import SoarCore
 /// The data API on Postgres. The statements carry no ownership condition: each runs as the
 /// caller's role with the caller's claims, and the tables' policies decide what it reaches.
 extension PostgresStore {
+    public var tables: [String: Table] { schema.withLock { $0 } }
+
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
         var sql = PostgresSQL(table)
         let filter = sql.whereClause(query.condition)
@@ -24,19 +26,20 @@ extension PostgresStore {
         let time = Timestamp.postgres(now())
         var statements: [(String, [String?])] = []
         for values in rows {
-            let full = try table.checkedValues(try table.completed(values, access: access, time: time, checkingNotNull: false))
+            // Columns left out get the table's defaults from Postgres itself (`auth.uid()`, `now()`…).
             var sql = PostgresSQL(table)
-            let names = table.columns.map(\.name).filter { full[$0] != nil }
-            var text = "INSERT INTO \(sql.tableName) (\(names.map(PostgresSQL.quote).joined(separator: ", "))) VALUES ("
-            text += names.map { sql.bind(full[$0]!) }.joined(separator: ", ") + ")"
+            let names = table.columns.map(\.name).filter { values[$0] != nil }
+            var text = "INSERT INTO \(sql.tableName) "
+            text += names.isEmpty ? "DEFAULT VALUES" : "(\(names.map(PostgresSQL.quote).joined(separator: ", "))) VALUES (" + names.map { sql.bind(values[$0]!) }.joined(separator: ", ") + ")"
             switch onConflict {
             case nil: break
             case .ignore(let columns):
                 text += " ON CONFLICT (\(columns.map(PostgresSQL.quote).joined(separator: ", "))) DO NOTHING"
             case .merge(let columns):
-                let touched = table.columns.filter { $0.touchedOnUpdate }.map(\.name)
-                let updated = names.filter { !columns.contains($0) && (values[$0] != nil || touched.contains($0)) }
-                let assignments = (updated.isEmpty ? [columns[0]] : updated).map { "\(PostgresSQL.quote($0)) = excluded.\(PostgresSQL.quote($0))" }
+                let touched = table.columns.filter { $0.touchedOnUpdate && values[$0.name] == nil }.map(\.name)
+                var assignments = names.filter { !columns.contains($0) }.map { "\(PostgresSQL.quote($0)) = excluded.\(PostgresSQL.quote($0))" }
+                assignments += touched.map { "\(PostgresSQL.quote($0)) = \(sql.bind(.text(time)))" }
+                if assignments.isEmpty { assignments = ["\(PostgresSQL.quote(columns[0])) = excluded.\(PostgresSQL.quote(columns[0]))"] }
                 text += " ON CONFLICT (\(columns.map(PostgresSQL.quote).joined(separator: ", "))) DO UPDATE SET " + assignments.joined(separator: ", ")
             }
             text += " RETURNING \(sql.allColumns)"
@@ -60,10 +63,6 @@ extension PostgresStore {
         var values = values
         let time = Timestamp.postgres(now())
         for column in table.columns where column.touchedOnUpdate && values[column.name] == nil { values[column.name] = .text(time) }
-        for (name, value) in values where value == .null && table.column(name)?.nullable == false {
-            throw .notNull(name, table: table.name)
-        }
-        values = try table.checkedValues(values)
         var sql = PostgresSQL(table)
         let names = table.columns.map(\.name).filter { values[$0] != nil }
         guard !names.isEmpty else { return [] }

@@ -1,6 +1,7 @@
 import Foundation
 import SoarCore
 import SoarMigrations
+import SoarSchema
 
 /// The store on PostgreSQL: a bounded pool of libpq connections, migrations under an advisory
 /// lock, and every data-API request in a transaction that runs as the JWT's role, so ownership
@@ -12,18 +13,23 @@ public final class PostgresStore: Store, @unchecked Sendable {
     public private(set) var newlyApplied: [String] = []
     private let displayURL: String
     let recentSessions = RecentSessions()
+    /// The app's relations as the catalog has them (see ``tables``), read again after migrations.
+    let schema = Locked([String: Table]())
 
-    /// Connects and applies pending migrations.
+    /// Connects and applies pending migrations: Soar's own, then the app's.
     ///
     /// - Parameters:
     ///   - url: a libpq connection URL, `postgres://user:password@host:port/database`.
     ///   - poolSize: the most connections this process opens.
-    /// - Throws: ``StoreError`` when the database cannot be reached or a migration fails.
-    public init(url: String, poolSize: Int = 10, now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+    ///   - app: the app's migrations (its `supabase/migrations`); the starter by default.
+    /// - Throws: ``StoreError`` when the database cannot be reached or a migration fails (its
+    ///   message names the app's file, line and column).
+    public init(url: String, poolSize: Int = 10, app: [MigrationFile] = [AppSchema.starter], now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
         pool = PGPool(url: Self.withTimeout(url), size: poolSize)
         self.now = now
         displayURL = Self.withoutPassword(url)
         newlyApplied = try migrate()
+        do { try migrateApp(app) } catch { throw StoreError.unavailable(error.message) }
     }
 
     public var location: String { "postgres \(displayURL)" }
@@ -146,10 +152,12 @@ extension Column {
     func stored(postgres text: String?) -> SQLValue {
         guard let text else { return .null }
         switch kind {
-        case .bigint: return Int64(text).map(SQLValue.integer) ?? .text(text)
+        case .integer: return Int64(text).map(SQLValue.integer) ?? .text(text)
         case .boolean: return .integer(text == "t" || text == "true" ? 1 : 0)
         case .timestamptz: return .text(Timestamp.parse(text).map(Timestamp.postgres) ?? text)
-        case .uuid, .text, .jsonb: return .text(text)
+        case .double: return Double(text).map(SQLValue.real) ?? .text(text)
+        // numeric keeps its digits exactly (rendered as a JSON number from the text).
+        case .uuid, .text, .jsonb, .numeric, .timestamp, .date, .bytea, .enumeration: return .text(text)
         }
     }
 }

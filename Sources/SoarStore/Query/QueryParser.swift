@@ -136,7 +136,7 @@ public struct QueryParser {
                 // Postgres's rule: SQLite would take any value's truthiness ("123" IS TRUE).
                 guard column.kind == .boolean else {
                     throw .store(StoreError(
-                        code: "42804", message: "argument of IS \(word.uppercased()) must be type boolean, not type \(column.kind.rawValue)"))
+                        code: "42804", message: "argument of IS \(word.uppercased()) must be type boolean, not type \(column.typeName)"))
                 }
                 return word == "true" ? .isTrue : word == "false" ? .isFalse : .unknown
             default: throw .syntax("failed to parse filter (is.\(text))", details: "is takes null, true, false or unknown")

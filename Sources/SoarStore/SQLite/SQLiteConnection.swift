@@ -9,6 +9,8 @@ final class SQLiteConnection {
     private var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
     private var commitHandler: CommitHandler?
+    /// Whom the statements run for now (see ``SQLiteFunctions``).
+    let context = RequestContext()
 
     /// Process-wide settings, made once before the first connection opens.
     private static let configured: Void = { _ = CSQLite_disableMemoryStatistics() }()
@@ -27,6 +29,7 @@ final class SQLiteConnection {
             throw .unavailable("cannot open the database \(path): \(message)")
         }
         sqlite3_extended_result_codes(db, 1)
+        SQLiteFunctions.register(on: db, context: context)
         sqlite3_busy_timeout(db, 5_000)
         try execute("PRAGMA foreign_keys = ON; PRAGMA case_sensitive_like = ON;")
         // The writer keeps up to 16 MB of pages: a send to many users writes tens of MB in one
@@ -131,6 +134,7 @@ final class SQLiteConnection {
     /// SQLite's extended constraint codes (macros Swift does not import): SQLITE_CONSTRAINT | (n << 8).
     enum Constraint {
         static let check = SQLITE_CONSTRAINT | (1 << 8)
+        static let trigger = SQLITE_CONSTRAINT | (7 << 8)
         static let foreignKey = SQLITE_CONSTRAINT | (3 << 8)
         static let notNull = SQLITE_CONSTRAINT | (5 << 8)
         static let primaryKey = SQLITE_CONSTRAINT | (6 << 8)
@@ -153,8 +157,10 @@ final class SQLiteConnection {
             return .notNull(column, table: table)
         case Constraint.foreignKey:
             return StoreError(code: "23503", message: "insert or update violates a foreign key constraint")
-        case Constraint.check:
-            return StoreError(code: "23514", message: "new row violates a check constraint (\(message))")
+        case Constraint.check, Constraint.trigger:
+            // "CHECK constraint failed: todos_title_check" (or raised so by an added constraint's trigger).
+            let name = message.components(separatedBy: "CHECK constraint failed: ").last ?? message
+            return StoreError(code: "23514", message: "new row violates check constraint \"\(name)\"")
         default:
             return .unavailable("database error: \(message)")
         }

@@ -1,4 +1,6 @@
-/// SQL text for SQLite from declarations and the query model: identifiers from the table, values as `?`.
+import SoarSchema
+
+/// SQL text for SQLite from the schema and the query model: identifiers from the table, values as `?`.
 struct SQLiteSQL {
     let table: Table
     var parameters: [SQLValue] = []
@@ -15,16 +17,22 @@ struct SQLiteSQL {
         return "?"
     }
 
-    /// The WHERE clause for a condition and the caller's ownership rule (SQLite has no RLS).
-    mutating func whereClause(_ condition: RowQuery.Condition?, _ access: Access) -> String {
-        var parts: [String] = []
-        switch access.role {
-        case .serviceRole: break
-        case .anon: parts.append("0")
-        case .authenticated: parts.append("\(Self.quote(table.owner)) = \(bind(.text(access.userID ?? "")))")
-        }
-        if let condition { parts.append(render(condition)) }
-        return parts.isEmpty ? "" : " WHERE " + parts.joined(separator: " AND ")
+    /// The WHERE clause for a condition and the table's policies for the caller (SQLite has no
+    /// RLS: the policies' `USING` expressions, translated from the migrations, are added here).
+    /// Updates and deletes also need the row to be visible, as in Postgres.
+    mutating func whereClause(_ condition: RowQuery.Condition?, _ access: Access, _ command: Policy.Command) -> String {
+        let role = access.role.rawValue
+        var parts = [table.relation.rowFilter(command, role: role)]
+        if command != .select { parts.append(table.relation.rowFilter(.select, role: role)) }
+        var rendered = parts.compactMap { $0 }.map { "(\($0))" }
+        if let condition { rendered.append(render(condition)) }
+        return rendered.isEmpty ? "" : " WHERE " + rendered.joined(separator: " AND ")
+    }
+
+    /// A `RETURNING` column that is 1 when the written row meets the policies' `WITH CHECK`.
+    func checkColumn(_ access: Access, _ commands: [Policy.Command]) -> String? {
+        let checks = commands.compactMap { table.relation.rowCheck($0, role: access.role.rawValue) }
+        return checks.isEmpty ? nil : "coalesce((" + checks.map { "(\($0))" }.joined(separator: " AND ") + "), 0)"
     }
 
     mutating func render(_ condition: RowQuery.Condition) -> String {

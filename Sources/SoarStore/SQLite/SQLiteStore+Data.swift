@@ -1,17 +1,27 @@
 import Foundation
 import SoarCore
+import SoarSchema
 
+/// The data API on SQLite: the app's grants and policies (translated from its migrations) are
+/// applied here, as Postgres applies its own: grants before any SQL, `USING` in the WHERE clause,
+/// `WITH CHECK` on each written row, inside the write's transaction.
 extension SQLiteStore {
+    public var tables: [String: Table] { schema.withLock { $0 } }
+
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
+        try require(.select, on: table, access)
         var sql = SQLiteSQL(table)
-        let filter = sql.whereClause(query.condition, access)
+        let filter = sql.whereClause(query.condition, access, .select)
         let filterParameters = sql.parameters
         var text = "SELECT \(sql.allColumns) FROM \(sql.tableName)\(filter)\(sql.orderClause(query.order))"
         if query.limit != nil || query.offset != nil {
             text += " LIMIT \(sql.bind(.integer(Int64(query.limit ?? -1)))) OFFSET \(sql.bind(.integer(Int64(query.offset ?? 0))))"
         }
         let parameters = sql.parameters
+        let time = Timestamp.postgres(now())
         return try read { connection throws(StoreError) in
+            connection.context.access = access
+            connection.context.time = time
             let rows = try connection.statement(text).rows(parameters)
             guard counting else { return (rows, nil) }
             let counted = try connection.statement("SELECT count(*) FROM \(sql.tableName)\(filter)").rows(filterParameters)
@@ -42,52 +52,47 @@ extension SQLiteStore {
     private func insertion(
         _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool
     ) throws(StoreError) -> (SQLiteConnection) throws(StoreError) -> [StoredRow] {
-        try checkWritable(table, access, .insert)
-        // Anon owns no row: the policy refuses before any column is looked at, as Postgres's RLS does.
-        if access.role == .anon { throw .rowSecurity(table.name) }
+        try require(.insert, on: table, access)
+        if case .merge = onConflict { try require(.update, on: table, access, columns: rows.first.map { Array($0.keys) } ?? []) }
+        // No policy lets this role insert: refused before any column is looked at, as Postgres's RLS does.
+        guard table.relation.mayReachAnyRow(.insert, role: access.role.rawValue) else { throw .rowSecurity(table.name) }
         let time = Timestamp.postgres(now())
         var statements: [(String, [SQLValue])] = []
+        let merging = if case .merge = onConflict { true } else { false }
+        let check = SQLiteSQL(table).checkColumn(access, merging ? [.insert, .update] : [.insert])
         for values in rows {
-            let full = try table.checkedValues(try table.completed(values, access: access, time: time))
-            // The policy's WITH CHECK side: a client inserts only rows it owns (anon owns none).
-            if access.role != .serviceRole {
-                guard let id = access.userID, full[table.owner] == .text(id) else { throw .rowSecurity(table.name) }
-            }
             var sql = SQLiteSQL(table)
-            let names = table.columns.map(\.name).filter { full[$0] != nil }
-            var text = "INSERT INTO \(sql.tableName) (\(names.map(SQLiteSQL.quote).joined(separator: ", "))) VALUES ("
-            text += names.map { sql.bind(full[$0]!) }.joined(separator: ", ") + ")"
+            let names = table.columns.map(\.name).filter { values[$0] != nil }
+            var text = "INSERT INTO \(sql.tableName) "
+            text += names.isEmpty ? "DEFAULT VALUES" : "(\(names.map(SQLiteSQL.quote).joined(separator: ", "))) VALUES (" + names.map { sql.bind(values[$0]!) }.joined(separator: ", ") + ")"
             switch onConflict {
             case nil: break
             case .ignore(let columns):
                 text += " ON CONFLICT (\(columns.map(SQLiteSQL.quote).joined(separator: ", "))) DO NOTHING"
             case .merge(let columns):
-                let touched = table.columns.filter { $0.touchedOnUpdate }.map(\.name)
-                let updated = names.filter { !columns.contains($0) && (values[$0] != nil || touched.contains($0)) }
-                text += " ON CONFLICT (\(columns.map(SQLiteSQL.quote).joined(separator: ", "))) DO "
-                if updated.isEmpty {
-                    // Nothing to change, but the existing row is still "written": touch its key.
-                    text += "UPDATE SET \(SQLiteSQL.quote(columns[0])) = excluded.\(SQLiteSQL.quote(columns[0]))"
-                } else {
-                    text += "UPDATE SET " + updated.map { "\(SQLiteSQL.quote($0)) = excluded.\(SQLiteSQL.quote($0))" }.joined(separator: ", ")
-                }
-                // The policy's USING side: an existing row someone else owns is not updated (and is an error below).
-                if access.role == .authenticated {
-                    text += " WHERE \(sql.tableName).\(SQLiteSQL.quote(table.owner)) = \(sql.bind(.text(access.userID ?? "")))"
-                } else if access.role == .anon {
-                    text += " WHERE 0"
-                }
+                let touched = table.columns.filter { $0.touchedOnUpdate && values[$0.name] == nil }.map(\.name)
+                var assignments = names.filter { !columns.contains($0) }.map { "\(SQLiteSQL.quote($0)) = excluded.\(SQLiteSQL.quote($0))" }
+                assignments += touched.map { "\(SQLiteSQL.quote($0)) = \(sql.bind(.text(time)))" }
+                // Nothing to change, but the existing row is still "written": touch its key.
+                if assignments.isEmpty { assignments = ["\(SQLiteSQL.quote(columns[0])) = excluded.\(SQLiteSQL.quote(columns[0]))"] }
+                text += " ON CONFLICT (\(columns.map(SQLiteSQL.quote).joined(separator: ", "))) DO UPDATE SET " + assignments.joined(separator: ", ")
+                // The update policies' USING side: an existing row the caller may not change is not
+                // updated (and is an error below).
+                let using = [table.relation.rowFilter(.update, role: access.role.rawValue), table.relation.rowFilter(.select, role: access.role.rawValue)].compactMap { $0 }
+                if !using.isEmpty { text += " WHERE " + using.map { "(\($0))" }.joined(separator: " AND ") }
             }
-            text += " RETURNING \(sql.allColumns)"
+            text += " RETURNING \(sql.allColumns)" + (check.map { ", \($0)" } ?? "")
             statements.append((text, sql.parameters))
         }
         let ignoring = if case .ignore = onConflict { true } else { false }
         return { connection throws(StoreError) in
+            connection.context.access = access
+            connection.context.time = time
             var written: [StoredRow] = []
             for (text, parameters) in statements {
-                let returned = try connection.statement(text).rows(parameters)
+                let returned = try Self.relabeled(table) { () throws(StoreError) in try connection.statement(text).rows(parameters) }
                 if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
-                written += returned
+                written += try Self.checked(returned, table, check != nil)
             }
             try StoreError.requireOneRow(written, if: single)
             return written
@@ -95,44 +100,66 @@ extension SQLiteStore {
     }
 
     public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
-        try checkWritable(table, access, .update, columns: values.keys)
-        if access.role == .authenticated, let owner = values[table.owner], owner != .text(access.userID ?? "") {
-            throw .rowSecurity(table.name)
-        }
+        try require(.update, on: table, access, columns: Array(values.keys))
         var values = values
         let time = Timestamp.postgres(now())
         for column in table.columns where column.touchedOnUpdate && values[column.name] == nil { values[column.name] = .text(time) }
-        for (name, value) in values where value == .null && table.column(name)?.nullable == false {
-            throw .notNull(name, table: table.name)
-        }
-        values = try table.checkedValues(values)
         var sql = SQLiteSQL(table)
         let names = table.columns.map(\.name).filter { values[$0] != nil }
         guard !names.isEmpty else { return [] }
         var text = "UPDATE \(sql.tableName) SET " + names.map { "\(SQLiteSQL.quote($0)) = \(sql.bind(values[$0]!))" }.joined(separator: ", ")
-        text += sql.whereClause(condition, access) + " RETURNING \(sql.allColumns)"
+        let check = sql.checkColumn(access, [.update])
+        text += sql.whereClause(condition, access, .update) + " RETURNING \(sql.allColumns)" + (check.map { ", \($0)" } ?? "")
         let parameters = sql.parameters
         return try write { connection throws(StoreError) in
-            let rows = try connection.statement(text).rows(parameters)
+            connection.context.access = access
+            connection.context.time = time
+            let rows = try Self.checked(try Self.relabeled(table) { () throws(StoreError) in try connection.statement(text).rows(parameters) }, table, check != nil)
             try StoreError.requireOneRow(rows, if: single)
             return rows
         }
     }
 
     public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
-        try checkWritable(table, access, .delete)
+        try require(.delete, on: table, access)
         var sql = SQLiteSQL(table)
-        let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition, access)) RETURNING \(sql.allColumns)"
+        let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition, access, .delete)) RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
+        let time = Timestamp.postgres(now())
         return try write { connection throws(StoreError) in
+            connection.context.access = access
+            connection.context.time = time
             let rows = try connection.statement(text).rows(parameters)
             try StoreError.requireOneRow(rows, if: single)
             return rows
         }
     }
 
-    /// The grants: clients write only what the table's policies let them.
-    private func checkWritable(_ table: Table, _ access: Access, _ operation: Table.Operation, columns: some Sequence<String> = []) throws(StoreError) {
-        if access.role != .serviceRole && !table.clientAccess.allows(operation, columns: columns) { throw .permissionDenied(table.name) }
+    /// The grants: a role does only what it was granted (42501 before any SQL, as Postgres).
+    private func require(_ command: Policy.Command, on table: Table, _ access: Access, columns: [String] = []) throws(StoreError) {
+        let held = table.relation.grants[access.role.rawValue] ?? Privileges()
+        let allowed = switch command {
+        case .select: held.select
+        case .insert: held.insert
+        case .update: held.mayUpdate(columns)
+        case .delete: held.delete
+        case .all: false
+        }
+        if !allowed { throw .permissionDenied(table.name) }
+    }
+
+    /// Rows as returned, without their check column; 42501 when a row fails the policies' check.
+    private static func checked(_ rows: [[SQLValue]], _ table: Table, _ hasCheck: Bool) throws(StoreError) -> [StoredRow] {
+        guard hasCheck else { return rows }
+        for row in rows where row.last != .integer(1) { throw StoreError.rowSecurity(table.name) }
+        return rows.map { Array($0.dropLast()) }
+    }
+
+    /// SQLite names no table in a check's failure: Postgres's message does.
+    private static func relabeled<T>(_ table: Table, _ work: () throws(StoreError) -> T) throws(StoreError) -> T {
+        do { return try work() } catch {
+            guard error.code == "23514", let name = error.message.split(separator: "\"").dropFirst().first else { throw error }
+            throw StoreError(code: "23514", message: "new row for relation \"\(table.name)\" violates check constraint \"\(name)\"")
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SoarCore
 import SoarMigrations
+import SoarSchema
 
 /// The store on one SQLite file: WAL mode, one writer connection, parallel readers.
 ///
@@ -19,11 +20,15 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     let liveSessions = LiveSessions()
     /// Push workers' claims on jobs (see ``JobClaims``).
     let jobClaims = Locked(JobClaims())
+    /// The app's relations as its migrations left them (see ``tables``).
+    let schema = Locked([String: Table]())
 
-    /// Opens (creating) the file and applies pending migrations.
+    /// Opens (creating) the file and applies pending migrations: Soar's own, then the app's.
     ///
-    /// - Throws: ``StoreError`` when the file cannot be opened or a migration fails.
-    public init(path: String, now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+    /// - Parameter app: the app's migrations (its `supabase/migrations`); the starter by default.
+    /// - Throws: ``StoreError`` when the file cannot be opened or a migration fails (its message
+    ///   names the app's file, line and column).
+    public init(path: String, app: [MigrationFile] = [AppSchema.starter], now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
         self.path = path
         self.now = now
         ownership = try FileOwnership(path: path)
@@ -33,6 +38,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         connection.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
         writer = WriteBatcher(connection: connection)
         newlyApplied = try migrate()
+        let loaded = try storedSchema()
+        schema.withLock { $0 = Table.all(loaded) }
+        do { try migrateApp(app) } catch { throw StoreError.unavailable(error.message) }
         try releaseLeases()
     }
 

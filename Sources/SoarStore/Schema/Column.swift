@@ -1,50 +1,61 @@
-/// One column of a declared table: its name, Postgres type, and what the server fills in.
+import SoarSchema
+
+/// One column of a relation the data API serves: its name, Postgres type, and what Soar adds.
 public struct Column: Sendable {
-    /// The Postgres types the data API speaks; SQLite stores each in a fixed shape.
+    /// How values of the column's Postgres type travel: from JSON and query strings, into the store, back to JSON.
     public enum Kind: String, Sendable {
-        case uuid, text, bigint, boolean, timestamptz, jsonb
-    }
-
-    /// What a missing value becomes.
-    public enum Default: Sendable {
-        case none, randomUUID, now, callerID, value(SQLValue)
-    }
-
-    /// A rule every written value must keep, beyond its type (a CHECK constraint in Postgres).
-    public enum Check: Sendable {
-        /// An APNs device token as hex: an even number of hex digits, `bytes` long once decoded.
-        case hexToken(bytes: ClosedRange<Int>)
-        /// An app's bundle id (the APNs topic): letters, digits, hyphens and periods.
-        case bundleID
-        /// One of these values.
-        case oneOf([String])
+        case uuid, text, integer, boolean, numeric, double, timestamptz, timestamp, date, jsonb, bytea, enumeration
     }
 
     public let name: String
     public let kind: Kind
+    /// Postgres's name of the type, for messages (`bigint` is `int8` there).
+    public let type: String
     public let nullable: Bool
-    public let defaultValue: Default
-    /// Set to now on every update that does not set it itself.
+    /// An enum's labels.
+    public let labels: [String]
+    /// Set to now on every update that does not set it itself (`updated_at`, as a `moddatetime` trigger would).
     public let touchedOnUpdate: Bool
-    public let check: Check?
+    /// Stored and compared in lowercase (device tokens: one device is one row whatever case it came in).
+    public let lowercased: Bool
 
-    public init(
-        _ name: String, _ kind: Kind, nullable: Bool = false, default defaultValue: Default = .none, touchedOnUpdate: Bool = false,
-        check: Check? = nil
-    ) {
+    public init(_ name: String, _ kind: Kind, type: String? = nil, nullable: Bool = true, labels: [String] = [], touchedOnUpdate: Bool = false, lowercased: Bool = false) {
         self.name = name
         self.kind = kind
+        self.type = type ?? kind.rawValue
         self.nullable = nullable
-        self.defaultValue = defaultValue
+        self.labels = labels
         self.touchedOnUpdate = touchedOnUpdate
-        self.check = check
+        self.lowercased = lowercased
     }
-}
 
-extension Column {
-    /// `text` in the one form the column stores and compares: a device token in lowercase hex.
-    public func canonical(_ text: String) -> String {
-        if case .hexToken? = check { return text.lowercased() }
-        return text
+    /// The column of an app relation, with Soar's conventions for the push tables.
+    init(_ attribute: Attribute, relation: String, enums: [String: [String]]) {
+        let kind: Kind = switch attribute.type {
+        case "uuid": .uuid
+        case "int2", "int4", "int8": .integer
+        case "bool": .boolean
+        case "numeric": .numeric
+        case "float4", "float8": .double
+        case "timestamptz": .timestamptz
+        case "timestamp": .timestamp
+        case "date": .date
+        case "json", "jsonb": .jsonb
+        case "bytea": .bytea
+        default: enums[attribute.type] != nil ? .enumeration : .text
+        }
+        self.init(
+            attribute.name, kind, type: attribute.type, nullable: attribute.nullable, labels: enums[attribute.type] ?? [],
+            touchedOnUpdate: attribute.name == "updated_at" && kind == .timestamptz,
+            lowercased: relation == "device_tokens" && attribute.name == "token")
     }
+
+    /// The type as Postgres names it in messages (`bigint`, not `int8`).
+    public var typeName: String {
+        ["int8": "bigint", "int4": "integer", "int2": "smallint", "bool": "boolean", "float8": "double precision", "float4": "real",
+         "timestamptz": "timestamp with time zone", "timestamp": "timestamp without time zone", "varchar": "character varying"][type] ?? type
+    }
+
+    /// `text` in the one form the column stores and compares.
+    public func canonical(_ text: String) -> String { lowercased ? text.lowercased() : text }
 }

@@ -1,47 +1,30 @@
-/// A table the data API serves, declared once for every store: columns, key, owner and who may do what.
+import SoarSchema
+
+/// A table or view the data API serves, as the schema has it now: columns, key, grants and policies.
 ///
-/// SQL identifiers come only from declarations like this one, never from a request.
+/// SQL identifiers come only from relations like this one (the schema), never from a request.
 public struct Table: Sendable {
-    /// What clients (`anon`, `authenticated`) may do; `service_role` may do everything.
-    public enum ClientAccess: Sendable {
-        /// Read, insert, update and delete their own rows.
-        case ownRows
-        /// Read their own rows; writes are the server's.
-        case readOwnRows
-        /// Read and delete their own rows, and change only these columns; inserts are the server's.
-        case markOwnRows([String])
-
-        /// Whether a client may do `operation` to its own rows (`columns`: those an update sets).
-        public func allows(_ operation: Operation, columns: some Sequence<String> = []) -> Bool {
-            switch (self, operation) {
-            case (.ownRows, _), (.markOwnRows, .delete): true
-            case (.markOwnRows(let allowed), .update): columns.allSatisfy { allowed.contains($0) }
-            default: false
-            }
-        }
-    }
-
-    public enum Operation: Sendable {
-        case insert, update, delete
-    }
-
     public let name: String
     public let columns: [Column]
     public let primaryKey: [String]
-    /// The column holding the owning user's id (`auth.uid() = <owner>`).
-    public let owner: String
-    public let clientAccess: ClientAccess
+    /// Grants and row-level security, which the SQLite store enforces (Postgres enforces its own).
+    public let relation: Relation
     private let index: [String: Int]
 
-    public init(_ name: String, columns: [Column], primaryKey: [String], owner: String, clientAccess: ClientAccess = .ownRows) {
-        self.name = name
-        self.columns = columns
-        self.primaryKey = primaryKey
-        self.owner = owner
-        self.clientAccess = clientAccess
-        self.index = Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1.name, $0) })
+    public init(_ relation: Relation, enums: [String: [String]] = [:]) {
+        name = relation.name
+        columns = relation.columns.map { Column($0, relation: relation.name, enums: enums) }
+        primaryKey = relation.primaryKey
+        self.relation = relation
+        index = Dictionary(columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    public var isView: Bool { relation.isView }
     public func column(_ name: String) -> Column? { index[name].map { columns[$0] } }
     public func position(of name: String) -> Int? { index[name] }
+
+    /// Every relation of a schema.
+    public static func all(_ schema: Schema) -> [String: Table] {
+        schema.relations.mapValues { Table($0, enums: schema.enums) }
+    }
 }

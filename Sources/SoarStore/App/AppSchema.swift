@@ -1,0 +1,28 @@
+import SoarMigrations
+import SoarSchema
+
+/// The app's side of the schema: the starter migration Soar ships, and the folder the app keeps.
+public enum AppSchema {
+    /// The Supabase CLI's folder, relative to the working directory.
+    public static let folder = "supabase/migrations"
+
+    /// The seed app's tables, policies and grants (what `soar init` writes): the migrations used
+    /// when the app has no folder of its own.
+    public static let starter: MigrationFile = {
+        let name = Migrations.starter.name
+        let stem = String(name.dropLast(4))
+        let parts = stem.split(separator: "_", maxSplits: 1).map(String.init)
+        return MigrationFile(version: parts[0], name: parts[1], sql: Migrations.starter.sql, path: "\(folder)/\(name)")
+    }()
+
+    /// The tables of the starter that a database made before the app's migrations already holds
+    /// (Soar created them itself then); such a database is upgraded in place.
+    static let legacyTables = ["device_tokens", "todos", "profiles", "subscriptions", "payments", "notifications"]
+
+    /// The one-owner rule is Soar's push machinery, not the app's: it is put back on the app's
+    /// `device_tokens` after every migration (a migration may have dropped and made the table again).
+    static func ownsDeviceTokens(_ schema: Schema) -> Bool {
+        guard let table = schema.relation("device_tokens"), !table.isView else { return false }
+        return table.column("token") != nil && table.column("user_id") != nil
+    }
+}

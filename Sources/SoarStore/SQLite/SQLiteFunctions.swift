@@ -1,0 +1,104 @@
+import CSQLite
+import Foundation
+import SoarCore
+
+/// Who the statements on a connection run for now: what `auth.uid()`, `auth.role()`,
+/// `auth.jwt()` and `now()` answer in the app's policies, defaults and checks.
+///
+/// Set by the store before each request's statements (a nil access is Soar's own work, which
+/// runs as the service role).
+final class RequestContext {
+    var access: Access?
+    /// The request's time, as Postgres's `now()` is the transaction's; nil reads the clock.
+    var time: String?
+    /// Compiled `~` patterns, by pattern and case folding.
+    var patterns: [String: NSRegularExpression] = [:]
+
+    var role: String { access?.role.rawValue ?? "service_role" }
+    var claims: String {
+        JSONValue.object(["role": .string(role), "sub": access?.userID.map(JSONValue.string) ?? .null, "aal": .string("aal1")]).jsonText
+    }
+}
+
+/// The SQL functions the app's translated SQL calls, registered on every connection.
+enum SQLiteFunctions {
+    static func register(on handle: OpaquePointer?, context: RequestContext) {
+        let pointer = Unmanaged.passUnretained(context).toOpaque()
+        let deterministic = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        sqlite3_create_function_v2(handle, "auth_uid", 0, SQLITE_UTF8, pointer, authUID, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "auth_role", 0, SQLITE_UTF8, pointer, authRole, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "auth_jwt", 0, SQLITE_UTF8, pointer, authJWT, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "auth_email", 0, SQLITE_UTF8, pointer, null, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "now", 0, SQLITE_UTF8, pointer, now, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "gen_random_uuid", 0, SQLITE_UTF8, pointer, randomUUID, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "regexp", 2, deterministic, pointer, regexp, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "regexp_i", 2, deterministic, pointer, regexpFolded, nil, nil, nil)
+    }
+}
+
+// C callbacks: plain functions, their context through sqlite3_user_data.
+
+private func context(_ call: OpaquePointer?) -> RequestContext {
+    Unmanaged<RequestContext>.fromOpaque(sqlite3_user_data(call)!).takeUnretainedValue()
+}
+
+private func result(_ call: OpaquePointer?, _ text: String?) {
+    guard let text else { return sqlite3_result_null(call) }
+    sqlite3_result_text(call, text, -1, CSQLite_transient())
+}
+
+private func authUID(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    result(call, context(call).access?.userID)
+}
+
+private func authRole(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    result(call, context(call).role)
+}
+
+private func authJWT(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    result(call, context(call).claims)
+}
+
+private func null(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    sqlite3_result_null(call)
+}
+
+private func now(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    result(call, context(call).time ?? Timestamp.postgres(Date()))
+}
+
+private func randomUUID(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    result(call, RandomUUID.lowercase())
+}
+
+private func regexp(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    match(call, values, folded: false)
+}
+
+private func regexpFolded(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    match(call, values, folded: true)
+}
+
+/// `text ~ pattern` (`regexp(pattern, text)`): NULL when either is NULL, as in Postgres.
+private func match(_ call: OpaquePointer?, _ values: UnsafeMutablePointer<OpaquePointer?>?, folded: Bool) {
+    guard let values, let patternText = sqlite3_value_text(values[0]), let subjectText = sqlite3_value_text(values[1]) else {
+        return sqlite3_result_null(call)
+    }
+    let pattern = String(cString: patternText)
+    let subject = String(cString: subjectText)
+    let context = context(call)
+    let key = (folded ? "i:" : "c:") + pattern
+    let expression: NSRegularExpression
+    if let cached = context.patterns[key] {
+        expression = cached
+    } else {
+        guard let compiled = try? NSRegularExpression(pattern: pattern, options: folded ? [.caseInsensitive] : []) else {
+            return sqlite3_result_error(call, "invalid regular expression: \(pattern)", -1)
+        }
+        if context.patterns.count > 64 { context.patterns.removeAll() }
+        context.patterns[key] = compiled
+        expression = compiled
+    }
+    let found = expression.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
+    sqlite3_result_int(call, found ? 1 : 0)
+}
