@@ -1,0 +1,110 @@
+"""The same requests, by several users through the PyPI supabase client, against a `soar serve`
+whose schema is the starter plus Fixtures/20250601000000_teams_notes.sql.
+
+Usage: schema_parity.py URL ANON_KEY SERVICE_ROLE_KEY
+Prints one JSON line per request: what a user would see (rows with their ids named, or the
+error's code). The test runs it against SQLite and Postgres and compares the two transcripts;
+the expectations below also hold on each, so both cannot be wrong the same way.
+"""
+import json
+import re
+import sys
+import uuid
+
+from postgrest.exceptions import APIError
+from supabase import create_client
+
+url, anon, service_key = sys.argv[1], sys.argv[2], sys.argv[3]
+run = uuid.uuid4().hex[:8]
+names = {}
+
+
+def named(value):
+    """Ids and times vary between runs: each becomes a stable name (user:alice, id:1...)."""
+    if isinstance(value, dict):
+        return {key: named(item) for key, item in sorted(value.items()) if key not in ("created_at", "updated_at")}
+    if isinstance(value, list):
+        return [named(item) for item in value]
+    if isinstance(value, str) and value in names:
+        return names[value]
+    if isinstance(value, str) and re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", value):
+        return "a uuid"
+    return value
+
+
+def step(label, call, expect=None):
+    try:
+        result = call().data
+        line = {"step": label, "rows": named(result)}
+    except APIError as error:
+        line = {"step": label, "error": error.code}
+    print(json.dumps(line, sort_keys=True), flush=True)
+    if expect is not None and not expect(line):
+        print(f"FAILED: {label}: {line}", file=sys.stderr)
+        sys.exit(1)
+    return line
+
+
+def user(name):
+    client = create_client(url, anon)
+    session = client.auth.sign_up({"email": f"{name}-{run}@example.com", "password": f"{name}-password"})
+    names[session.user.id] = f"user:{name}"
+    return client, session.user.id
+
+
+service = create_client(url, service_key)
+alice, alice_id = user("alice")
+bob, bob_id = user("bob")
+carol, carol_id = user("carol")
+
+red = service.table("teams").insert({"name": f"red-{run}"}).execute().data[0]["id"]
+blue = service.table("teams").insert({"name": f"blue-{run}"}).execute().data[0]["id"]
+names[red], names[blue] = "team:red", "team:blue"
+names[f"red-{run}"], names[f"blue-{run}"] = "red", "blue"
+service.table("team_members").insert([
+    {"team_id": red, "user_id": alice_id, "role": "owner"},
+    {"team_id": red, "user_id": bob_id, "role": "member"},
+    {"team_id": blue, "user_id": carol_id, "role": "member"},
+]).execute()
+
+
+def rows(line):
+    return line.get("rows")
+
+
+def error(code):
+    return lambda line: line.get("error") == code
+
+
+first = step("alice writes a note in red", lambda: alice.table("notes").insert({"team_id": red, "body": "ship it"}).execute(),
+             lambda line: rows(line) and rows(line)[0]["author_id"] == "user:alice" and rows(line)[0]["kind"] == "idea")
+note = first["rows"][0]["id"]
+step("alice writes a pinned task", lambda: alice.table("notes").insert({"team_id": red, "body": "keep", "kind": "task", "pinned": True}).execute())
+step("bob, a member, reads red's notes", lambda: bob.table("notes").select("body,kind,author_id,pinned").order("id").execute(),
+     lambda line: [row["body"] for row in rows(line)] == ["ship it", "keep"])
+step("carol, not a member, reads none", lambda: carol.table("notes").select("*").execute(), lambda line: rows(line) == [])
+step("anon reads none", lambda: create_client(url, anon).table("notes").select("*").execute(), lambda line: rows(line) == [])
+step("carol cannot write into red", lambda: carol.table("notes").insert({"team_id": red, "body": "hi"}).execute(), error("42501"))
+step("bob cannot write as alice", lambda: bob.table("notes").insert({"team_id": red, "body": "hi", "author_id": alice_id}).execute(), error("42501"))
+step("bob cannot change alice's note", lambda: bob.table("notes").update({"body": "mine"}).eq("id", note).execute(), lambda line: rows(line) == [])
+step("alice changes her note", lambda: alice.table("notes").update({"body": "shipped"}).eq("id", note).execute(),
+     lambda line: rows(line)[0]["body"] == "shipped")
+step("alice cannot give her note away", lambda: alice.table("notes").update({"author_id": bob_id}).eq("id", note).execute(), error("42501"))
+step("a body too long breaks the check", lambda: alice.table("notes").insert({"team_id": red, "body": "x" * 201}).execute(), error("23514"))
+step("an unknown kind is refused", lambda: alice.table("notes").insert({"team_id": red, "body": "x", "kind": "poem"}).execute(), error("22P02"))
+step("bob cannot delete alice's note", lambda: bob.table("notes").delete().eq("id", note).execute(), lambda line: rows(line) == [])
+step("a pinned note stays, even for its author", lambda: alice.table("notes").delete().eq("pinned", True).execute(), lambda line: rows(line) == [])
+step("bob sees red only", lambda: bob.table("teams").select("name").execute(), lambda line: rows(line) == [{"name": "red"}])
+step("carol sees blue only", lambda: carol.table("teams").select("name").execute(), lambda line: rows(line) == [{"name": "blue"}])
+step("memberships are one's own", lambda: bob.table("team_members").select("team_id,role").execute(),
+     lambda line: rows(line) == [{"role": "member", "team_id": "team:red"}])
+step("filters and order on the app's columns", lambda: bob.table("notes").select("body").eq("kind", "task").order("body", desc=True).execute(),
+     lambda line: rows(line) == [{"body": "keep"}])
+step("the view", lambda: service.table("team_note_counts").select("*").in_("team", [f"red-{run}", f"blue-{run}"]).order("team").execute(),
+     lambda line: rows(line) == [{"notes": 0, "team": "blue"}, {"notes": 2, "team": "red"}])
+step("a table nobody is granted", lambda: alice.table("audit").select("*").execute(), error("42501"))
+step("service_role is granted it", lambda: service.table("audit").insert({"what": "ran"}).execute(), lambda line: rows(line)[0]["what"] == "ran")
+step("an unknown table", lambda: alice.table("nope").select("*").execute(), error("PGRST205"))
+step("alice deletes her note", lambda: alice.table("notes").delete().eq("id", note).execute(), lambda line: len(rows(line)) == 1)
+step("the seed's todos still work", lambda: alice.table("todos").insert({"title": "milk"}).execute(), lambda line: rows(line)[0]["title"] == "milk")
+print("ok")
