@@ -28,8 +28,9 @@ import Testing
         let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
         let anon = try #require(server.readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
         let service = try #require(server.readLine()?.replacingOccurrences(of: "service_role key: ", with: ""))
-        _ = server.readLine()
-        #expect(server.readLine() == "schema: \(folder)")
+        var line = server.readLine()
+        while let read = line, !read.hasPrefix("schema: ") { line = server.readLine() }
+        #expect(line == "schema: \(folder)")
         let run = try ProcessRunner.run("python3", [Self.peer, url, anon, service], timeout: 120)
         #expect(run.status == 0 && run.stdout.hasSuffix("ok\n"), "\(run.stdout)\n\(run.stderr)")
         return run.stdout.split(separator: "\n").map(String.init)

@@ -28,23 +28,19 @@ struct MigrateCommand: Command {
 
     func run(_ console: Console) async throws(CommandError) {
         let files = try migrations.files()
-        let (applied, ownApplied) = try Self.before(database)
+        let (before, own) = try Self.before(database)
         let store = try database.open(app: files)
         defer { store.close() }
-        let own: Int, app: [String]
+        let ownCount: Int, app: [String]
         do {
-            own = try store.appliedMigrations().count
+            ownCount = try store.appliedMigrations().count
             app = try store.appliedAppMigrations().map { "\($0.version)_\($0.name).sql" }
         } catch {
             throw .configuration(error.message)
         }
-        if !ownApplied.isEmpty { console.print("\(database.name): Soar's own: applied \(ownApplied.joined(separator: ", ")) (\(own) in all)") }
-        let new = app.dropFirst(applied)
-        if new.isEmpty {
-            console.print("\(database.name): up to date (\(app.count) app migrations from \(migrations.name), \(own) of Soar's own)")
-        } else {
-            console.print("\(database.name): applied \(new.joined(separator: ", ")) (\(app.count) app migrations from \(migrations.name))")
-        }
+        let applied = own + app.dropFirst(before)
+        let totals = "Soar: \(ownCount) migrations; the app: \(app.count) from \(migrations.name)"
+        console.print("\(database.name): " + (applied.isEmpty ? "up to date" : "applied \(applied.joined(separator: ", "))") + " (\(totals))")
     }
 
     /// How many of the app's migrations were applied before, and which of Soar's own this open applied.

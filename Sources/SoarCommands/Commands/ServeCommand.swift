@@ -110,11 +110,11 @@ struct ServeCommand: Command {
         console.print("anon key: \(keys.anonKey)")
         console.print("service_role key: \(keys.serviceRoleKey)")
         console.print("database: \(store.location)")
-        console.print("schema: \(migrations.name)")
         console.print("push: \(server.push.summary)")
         if let local {
             console.print("APNs emulator: sandbox \(local.emulator.url), production \(local.emulator.productionURL ?? local.emulator.url), control \(local.emulator.controlURL)")
         }
+        console.print("schema: \(migrations.name)")
         console.flush()
         await termination.wait()
         server.shutdown(grace: .seconds(10))

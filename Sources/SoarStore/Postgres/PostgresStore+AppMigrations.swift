@@ -58,6 +58,9 @@ extension PostgresStore {
         }
         try failing { () throws(StoreError) in
             try transaction(as: nil) { connection throws(StoreError) in
+                // Under the lock: processes starting together would otherwise replace the trigger's
+                // function at the same time ("tuple concurrently updated").
+                try connection.execute(Self.lock)
                 let schema = try Self.catalog(on: connection)
                 if AppSchema.ownsDeviceTokens(schema) { try connection.execute(Self.oneOwnerTrigger) }
                 self.schema.withLock { $0 = Table.all(schema) }
