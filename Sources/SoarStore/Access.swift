@@ -1,6 +1,6 @@
 /// Who a request runs as: the JWT's role and, for `authenticated`, the user's id (`auth.uid()`).
 public struct Access: Sendable, Equatable {
-    public enum Role: String, Sendable {
+    public enum Role: String, Sendable, CaseIterable {
         case anon
         case authenticated
         case serviceRole = "service_role"

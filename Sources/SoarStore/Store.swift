@@ -75,7 +75,7 @@ extension DataStore {
 public protocol Store: DataStore, AuthStore, PushJobStore {
     /// Where the data lives, for the start-up banner (never with a password).
     var location: String { get }
-    /// Soar's own migrations this open applied (empty when the database was up to date).
+    /// The migrations this open applied, Soar's own then the app's (empty when up to date).
     var newlyApplied: [String] { get }
     /// Every migration of Soar's own applied, in order.
     func appliedMigrations() throws(StoreError) -> [String]

@@ -17,5 +17,5 @@ public enum StarterTables {
     public static let payments = table("payments")
     public static let notifications = table("notifications")
 
-    private static func table(_ name: String) -> Table { Table(schema.relation(name)!, enums: schema.enums) }
+    private static func table(_ name: String) -> Table { Table(schema.relation(name)!, schema: schema) }
 }

@@ -50,6 +50,10 @@ create policy "Pinned notes stay" on public.notes as restrictive for delete to a
 create view public.team_note_counts as
   select t.name as team, count(n.id) as notes from public.teams t left join public.notes n on n.team_id = t.id group by t.name;
 
+-- Read under the caller's own policies (Supabase's advice for views in public).
+create view public.my_team_notes with (security_invoker = true) as
+  select n.id, n.body, t.name as team from public.notes n join public.teams t on t.id = n.team_id;
+
 create table public.audit (
   id bigint generated always as identity primary key,
   what text not null

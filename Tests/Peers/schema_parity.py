@@ -102,6 +102,9 @@ step("filters and order on the app's columns", lambda: bob.table("notes").select
      lambda line: rows(line) == [{"body": "keep"}])
 step("the view", lambda: service.table("team_note_counts").select("*").in_("team", [f"red-{run}", f"blue-{run}"]).order("team").execute(),
      lambda line: rows(line) == [{"notes": 0, "team": "blue"}, {"notes": 2, "team": "red"}])
+step("an invoker view, as bob", lambda: bob.table("my_team_notes").select("body,team").order("id").execute(),
+     lambda line: rows(line) == [{"body": "shipped", "team": "red"}, {"body": "keep", "team": "red"}])
+step("an invoker view, as carol", lambda: carol.table("my_team_notes").select("*").execute(), lambda line: rows(line) == [])
 step("a table nobody is granted", lambda: alice.table("audit").select("*").execute(), error("42501"))
 step("service_role is granted it", lambda: service.table("audit").insert({"what": "ran"}).execute(), lambda line: rows(line)[0]["what"] == "ran")
 step("an unknown table", lambda: alice.table("nope").select("*").execute(), error("PGRST205"))

@@ -28,9 +28,9 @@ struct SQLiteTranslatorTests {
         #expect(steps[0].sql.contains(#""user_id" TEXT NOT NULL DEFAULT (auth_uid())"#))
         #expect(steps[0].sql.contains(#"REFERENCES "auth_users" ("id") ON DELETE CASCADE"#))
         #expect(steps[0].sql.contains(#"CONSTRAINT "todos_title_check" CHECK ((length("title")) > (0))"#))
-        #expect(todos.rowFilter(.select, role: "authenticated") == #"((((SELECT auth_uid())) = ("user_id")))"#)
-        #expect(todos.rowFilter(.select, role: "anon") == "0")
-        #expect(todos.rowFilter(.select, role: "service_role") == nil)
+        #expect(try schema.filter("todos", .select, role: "authenticated") == #"((((SELECT auth_uid())) = ("user_id")))"#)
+        #expect(try schema.filter("todos", .select, role: "anon") == "0")
+        #expect(try schema.filter("todos", .select, role: "service_role") == nil)
         #expect(todos.grants["anon"]?.delete == false && todos.grants["anon"]?.select == true)
     }
 
@@ -57,6 +57,53 @@ struct SQLiteTranslatorTests {
             create policy b on notes for select using (team = 2);
             create policy c on notes as restrictive for select using (author is not null);
             """)
-        #expect(schema.relation("notes")?.rowFilter(.select, role: "anon") == #"((("team") = (1)) OR (("team") = (2))) AND (("author") IS NOT NULL)"#)
+        #expect(try schema.filter("notes", .select, role: "anon") == #"((("team") = (1)) OR (("team") = (2))) AND (("author") IS NOT NULL)"#)
+    }
+
+    @Test func aPolicysSubqueryReadsUnderThatTablesPolicies() throws {
+        let (schema, _) = try translate("""
+            create table members (team int, person uuid);
+            create table notes (id int primary key, team int);
+            alter table members enable row level security;
+            alter table notes enable row level security;
+            create policy own on members for select using (person = auth.uid());
+            create policy team on notes for select using (exists (select 1 from members m where m.team = notes.team));
+            """)
+        let filter = try #require(try schema.filter("notes", .select, role: "authenticated"))
+        #expect(filter.contains(#"EXISTS (SELECT 1 FROM (SELECT * FROM "members" WHERE ((("person") = (auth_uid())))) AS "m""#), "\(filter)")
+        #expect(try schema.filter("notes", .select, role: "service_role") == nil)
+    }
+
+    @Test func policiesThatReadEachOtherAreARecursionAsInPostgres() throws {
+        let (schema, _) = try translate("""
+            create table a (id int primary key);
+            create table b (id int primary key);
+            alter table a enable row level security;
+            alter table b enable row level security;
+            create policy pa on a for select using (exists (select 1 from b where b.id = a.id));
+            create policy pb on b for select using (exists (select 1 from a where a.id = b.id));
+            """)
+        #expect(throws: Schema.Recursion(relation: "a")) { try schema.filter("a", .select, role: "authenticated") }
+        // An update's USING may read its own table: only SELECT policies are expanded inside it.
+        let (own, _) = try translate("""
+            create table m (team int, person uuid, role text);
+            alter table m enable row level security;
+            create policy see on m for select using (person = auth.uid());
+            create policy owners on m for update using (exists (select 1 from m o where o.team = m.team and o.role = 'owner'));
+            """)
+        #expect(try own.filter("m", .update, role: "authenticated")?.contains(#"FROM (SELECT * FROM "m" WHERE"#) == true)
+    }
+
+    @Test func anInvokerViewReadsUnderTheCallersPolicies() throws {
+        let (schema, steps) = try translate("""
+            create table notes (id int primary key, owner uuid);
+            alter table notes enable row level security;
+            create policy mine on notes for select using (owner = auth.uid());
+            create view mine with (security_invoker = true) as select id from notes;
+            create view everyone as select id from notes;
+            """)
+        #expect(steps.last?.sql == #"CREATE VIEW "everyone" AS SELECT "id" FROM "notes" AS "notes""#)
+        #expect(try schema.source("mine", role: "authenticated").contains(#"FROM (SELECT * FROM "notes" WHERE"#))
+        #expect(try schema.source("everyone", role: "authenticated") == #""everyone""#)
     }
 }

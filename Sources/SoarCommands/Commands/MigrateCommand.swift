@@ -27,26 +27,16 @@ struct MigrateCommand: Command {
     }
 
     func run(_ console: Console) async throws(CommandError) {
-        let files = try migrations.files()
-        let (before, own) = try Self.before(database)
-        let store = try database.open(app: files)
+        let store = try database.open(app: try migrations.files())
         defer { store.close() }
-        let ownCount: Int, app: [String]
+        let own: Int, app: Int
         do {
-            ownCount = try store.appliedMigrations().count
-            app = try store.appliedAppMigrations().map { "\($0.version)_\($0.name).sql" }
+            own = try store.appliedMigrations().count
+            app = try store.appliedAppMigrations().count
         } catch {
             throw .configuration(error.message)
         }
-        let applied = own + app.dropFirst(before)
-        let totals = "Soar: \(ownCount) migrations; the app: \(app.count) from \(migrations.name)"
-        console.print("\(database.name): " + (applied.isEmpty ? "up to date" : "applied \(applied.joined(separator: ", "))") + " (\(totals))")
-    }
-
-    /// How many of the app's migrations were applied before, and which of Soar's own this open applied.
-    private static func before(_ database: DatabaseChoice) throws(CommandError) -> (Int, [String]) {
-        let store = try database.open(app: [])
-        defer { store.close() }
-        do { return (try store.appliedAppMigrations().count, store.newlyApplied) } catch { throw .configuration(error.message) }
+        let done = store.newlyApplied.isEmpty ? "up to date" : "applied \(store.newlyApplied.joined(separator: ", "))"
+        console.print("\(database.name): \(done) (Soar: \(own) migrations; the app: \(app) from \(migrations.name))")
     }
 }

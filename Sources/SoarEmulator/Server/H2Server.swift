@@ -206,6 +206,7 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
     // MARK: - Delayed answers
 
     func schedule(_ response: HTTPResponse, connection: ServerConnection, stream: Int32, after milliseconds: Int) {
-        delayed.append((loop.now + UInt64(milliseconds), connection.id, connection.fd, stream, response))
+        // The loop's clock is truncated to the millisecond: one more keeps the delay at least as asked.
+        delayed.append((loop.now + UInt64(milliseconds) + 1, connection.id, connection.fd, stream, response))
     }
 }

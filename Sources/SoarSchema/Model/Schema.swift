@@ -25,6 +25,11 @@ public struct Relation: Codable, Sendable, Equatable {
     public var policies: [Policy]
     /// What each role may do (`GRANT` / `REVOKE`); `service_role` bypasses policies, not grants.
     public var grants: [String: Privileges]
+    /// A view's query, its relations marked (see ``Schema/marker(_:)``).
+    public var query: String?
+    /// `WITH (security_invoker = true)`: the view reads its tables under the caller's policies,
+    /// not its owner's rights.
+    public var securityInvoker: Bool
 
     public init(name: String, isView: Bool = false, columns: [Attribute], primaryKey: [String] = []) {
         self.name = name
@@ -35,6 +40,26 @@ public struct Relation: Codable, Sendable, Equatable {
         rowSecurity = false
         policies = []
         grants = [:]
+        query = nil
+        securityInvoker = false
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, isView, columns, primaryKey, foreignKeys, rowSecurity, policies, grants, query, securityInvoker
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        isView = try container.decode(Bool.self, forKey: .isView)
+        columns = try container.decode([Attribute].self, forKey: .columns)
+        primaryKey = try container.decode([String].self, forKey: .primaryKey)
+        foreignKeys = try container.decode([ForeignKey].self, forKey: .foreignKeys)
+        rowSecurity = try container.decode(Bool.self, forKey: .rowSecurity)
+        policies = try container.decode([Policy].self, forKey: .policies)
+        grants = try container.decode([String: Privileges].self, forKey: .grants)
+        query = try container.decodeIfPresent(String.self, forKey: .query)
+        securityInvoker = try container.decodeIfPresent(Bool.self, forKey: .securityInvoker) ?? false
     }
 
     public func column(_ name: String) -> Attribute? { columns.first { $0.name == name } }
@@ -117,31 +142,89 @@ public struct Privileges: Codable, Sendable, Equatable {
     }
 }
 
-extension Relation {
-    /// The expression rows must meet for `role` to reach them by `command` (policies' `USING`),
-    /// or nil when nothing limits them; `"0"` when row security denies everything.
-    public func rowFilter(_ command: Policy.Command, role: String) -> String? {
-        guard rowSecurity, role != "service_role" else { return nil }
-        return combine(policies.filter { $0.applies(to: command, role: role) }) { $0.using }
+extension Schema {
+    /// A relation read in a stored query or policy: `\u{1}name\u{2}`, replaced when it runs.
+    public static func marker(_ relation: String) -> String { "\u{1}" + relation + "\u{2}" }
+
+    /// The SQL with each marked relation as its plain name (DDL, and checking names exist).
+    public static func plain(_ sql: String) -> String {
+        replacingMarkers(in: sql) { "\"" + $0 + "\"" }
+    }
+
+    /// Why a role's policies cannot be put together: a policy reading, through its subqueries,
+    /// the relation it guards (Postgres: "infinite recursion detected in policy for relation").
+    public struct Recursion: Error, Sendable, Equatable {
+        public let relation: String
+    }
+
+    /// The SQL with each marked relation read as `role` reads it: its rows under its policies for
+    /// that role (`(SELECT * FROM "t" WHERE ...)`), or the view's query so resolved when it is a
+    /// `security_invoker` view.
+    public func resolved(_ sql: String, role: String, visiting: [String] = []) throws(Recursion) -> String {
+        var failure: Recursion?
+        let text = Self.replacingMarkers(in: sql) { name in
+            do throws(Recursion) { return try source(name, role: role, visiting: visiting) } catch {
+                failure = failure ?? error
+                return "\"" + name + "\""
+            }
+        }
+        if let failure { throw failure }
+        return text
+    }
+
+    /// How a query reads `name` for `role`.
+    public func source(_ name: String, role: String, visiting: [String] = []) throws(Recursion) -> String {
+        guard let relation = relation(name) else { return "\"" + name + "\"" }
+        if visiting.contains(name) { throw Recursion(relation: name) }
+        if relation.isView {
+            guard relation.securityInvoker, let query = relation.query else { return "\"" + name + "\"" }
+            return "(" + (try resolved(query, role: role, visiting: visiting + [name])) + ")"
+        }
+        guard let filter = try filter(name, .select, role: role, visiting: visiting) else { return "\"" + name + "\"" }
+        return "(SELECT * FROM \"\(name)\" WHERE \(filter))"
+    }
+
+    /// The expression rows of `name` must meet for `role` to reach them by `command` (policies'
+    /// `USING`, resolved), or nil when nothing limits them; `0` when row security denies all.
+    public func filter(_ name: String, _ command: Policy.Command, role: String, visiting: [String] = []) throws(Recursion) -> String? {
+        guard let relation = relation(name), relation.rowSecurity, role != "service_role" else { return nil }
+        let combined = Self.combine(relation.policies.filter { $0.applies(to: command, role: role) }) { $0.using }
+        // Expanding a relation's SELECT policies that read, in turn, the same relation never ends.
+        return try resolved(combined, role: role, visiting: command == .select ? visiting + [name] : visiting)
     }
 
     /// The expression written rows must meet (`WITH CHECK`, or `USING` where a policy has no check).
-    public func rowCheck(_ command: Policy.Command, role: String) -> String? {
-        guard rowSecurity, role != "service_role" else { return nil }
-        return combine(policies.filter { $0.applies(to: command, role: role) }) { $0.check ?? $0.using }
-    }
-
-    /// Whether any permissive policy could let `role` do `command` (false: refuse before any SQL).
-    public func mayReachAnyRow(_ command: Policy.Command, role: String) -> Bool {
-        !rowSecurity || role == "service_role" || policies.contains { $0.permissive && $0.applies(to: command, role: role) }
+    public func check(_ name: String, _ command: Policy.Command, role: String) throws(Recursion) -> String? {
+        guard let relation = relation(name), relation.rowSecurity, role != "service_role" else { return nil }
+        let combined = Self.combine(relation.policies.filter { $0.applies(to: command, role: role) }) { $0.check ?? $0.using }
+        return try resolved(combined, role: role)
     }
 
     /// Permissive policies OR'ed, restrictive ones AND'ed, as Postgres combines them.
-    private func combine(_ applicable: [Policy], _ expression: (Policy) -> String?) -> String {
+    private static func combine(_ applicable: [Policy], _ expression: (Policy) -> String?) -> String {
         let permissive = applicable.filter(\.permissive).map { expression($0) ?? "1" }
         let restrictive = applicable.filter { !$0.permissive }.compactMap(expression)
         guard !permissive.isEmpty else { return "0" }
         let allowed = "(" + permissive.map { "(\($0))" }.joined(separator: " OR ") + ")"
         return ([allowed] + restrictive.map { "(\($0))" }).joined(separator: " AND ")
+    }
+
+    private static func replacingMarkers(in sql: String, _ replacement: (String) -> String) -> String {
+        guard sql.contains("\u{1}") else { return sql }
+        var out = ""
+        var rest = Substring(sql)
+        while let start = rest.firstIndex(of: "\u{1}"), let end = rest[start...].firstIndex(of: "\u{2}") {
+            out += rest[..<start]
+            out += replacement(String(rest[rest.index(after: start)..<end]))
+            rest = rest[rest.index(after: end)...]
+        }
+        return out + rest
+    }
+}
+
+extension Relation {
+    /// Whether any permissive policy could let `role` do `command` (false: refuse before any SQL).
+    public func mayReachAnyRow(_ command: Policy.Command, role: String) -> Bool {
+        !rowSecurity || role == "service_role" || policies.contains { $0.permissive && $0.applies(to: command, role: role) }
     }
 }

@@ -221,7 +221,12 @@ struct ExpressionTranslator {
         case "RangeVar":
             let name = try relationName(node)
             let alias = node.record("alias", as: "Alias")?.string("aliasname")
-            return alias.map { "\(name) AS \(quote($0))" } ?? name
+            // An app relation read in a query is marked: the caller's policies on it are added
+            // when the query runs (see ``Schema/resolved(_:role:)``), as Postgres applies them.
+            guard node.string("schemaname") != "auth", let relation = node.string("relname") else {
+                return alias.map { "\(name) AS \(quote($0))" } ?? name
+            }
+            return Schema.marker(relation) + " AS " + quote(alias ?? relation)
         case "JoinExpr":
             let left = try source(try required(node.node("larg"), node))
             let right = try source(try required(node.node("rarg"), node))

@@ -38,7 +38,7 @@ public struct SQLiteTranslator {
         case "CreatePolicyStmt": return try policy(node, at)
         case "GrantStmt": try grant(node, at); return []
         case "DropStmt": return try drop(node, at)
-        case "InsertStmt", "UpdateStmt", "DeleteStmt": return [Step(sql: try data(node), offset: at, prepareOnly: false)]
+        case "InsertStmt", "UpdateStmt", "DeleteStmt": return [Step(sql: Schema.plain(try data(node)), offset: at, prepareOnly: false)]
         case "CommentStmt", "TransactionStmt", "VariableSetStmt": return []
         case "AlterDefaultPrivilegesStmt":
             // Supabase's defaults already grant every table to the API roles; policies do the limiting.
@@ -323,12 +323,17 @@ public struct SQLiteTranslator {
             let type = sources.lazy.compactMap { $0.column(sourceName) }.first?.type ?? "text"
             relation.columns.append(Attribute(name: columnName, type: type))
         }
+        for option in node.nodes("options") where option.string("defname") == "security_invoker" {
+            let value = option.node("arg").flatMap { $0.string("sval") ?? $0.record("boolval", as: "Boolean").map { $0.bool("boolval") ? "true" : "false" } }
+            relation.securityInvoker = ["true", "on", "1", "yes"].contains(value?.lowercased() ?? "true")
+        }
+        relation.query = body
         if node.bool("replace") { schema.relations[name] = nil }
         guard schema.relation(name) == nil else { throw SQLError("relation \"\(name)\" already exists", at: at) }
         for role in Self.roles { relation.grants[role] = .all }
         schema.relations[name] = relation
         let replace = node.bool("replace") ? "DROP VIEW IF EXISTS \(quote(name)); " : ""
-        return [Step(sql: replace + "CREATE VIEW \(quote(name)) AS \(body)", offset: at, prepareOnly: false)]
+        return [Step(sql: replace + "CREATE VIEW \(quote(name)) AS \(Schema.plain(body))", offset: at, prepareOnly: false)]
     }
 
     // MARK: access
@@ -350,7 +355,7 @@ public struct SQLiteTranslator {
         schema.relations[relation.name] = relation
         // Prepared against the table, so an unknown column or function is refused now, not at a request.
         return [using, check].compactMap { $0 }.map {
-            Step(sql: "SELECT 1 FROM \(quote(relation.name)) WHERE \($0)", offset: at, prepareOnly: true)
+            Step(sql: "SELECT 1 FROM \(quote(relation.name)) WHERE \(Schema.plain($0))", offset: at, prepareOnly: true)
         }
     }
 

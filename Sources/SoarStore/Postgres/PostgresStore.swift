@@ -29,7 +29,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
         self.now = now
         displayURL = Self.withoutPassword(url)
         newlyApplied = try migrate()
-        do { try migrateApp(app) } catch { throw StoreError.unavailable(error.message) }
+        do { newlyApplied += try migrateApp(app).map(\.fileName) } catch { throw StoreError.unavailable(error.message) }
     }
 
     public var location: String { "postgres \(displayURL)" }

@@ -3,13 +3,20 @@ import SoarSchema
 /// SQL text for SQLite from the schema and the query model: identifiers from the table, values as `?`.
 struct SQLiteSQL {
     let table: Table
+    /// The caller's row-level security on it.
+    let rules: Table.Rules
     var parameters: [SQLValue] = []
 
-    init(_ table: Table) { self.table = table }
+    init(_ table: Table, _ rules: Table.Rules) {
+        self.table = table
+        self.rules = rules
+    }
 
     static func quote(_ identifier: String) -> String { "\"" + identifier + "\"" }
 
     var tableName: String { Self.quote(table.name) }
+    /// What a read reads: the table, or a `security_invoker` view's query under the caller's policies.
+    var source: String { rules.source }
     var allColumns: String { table.columns.map { Self.quote($0.name) }.joined(separator: ", ") }
 
     mutating func bind(_ value: SQLValue) -> String {
@@ -20,18 +27,17 @@ struct SQLiteSQL {
     /// The WHERE clause for a condition and the table's policies for the caller (SQLite has no
     /// RLS: the policies' `USING` expressions, translated from the migrations, are added here).
     /// Updates and deletes also need the row to be visible, as in Postgres.
-    mutating func whereClause(_ condition: RowQuery.Condition?, _ access: Access, _ command: Policy.Command) -> String {
-        let role = access.role.rawValue
-        var parts = [table.relation.rowFilter(command, role: role)]
-        if command != .select { parts.append(table.relation.rowFilter(.select, role: role)) }
+    mutating func whereClause(_ condition: RowQuery.Condition?, _ command: Policy.Command) -> String {
+        var parts = [rules.filters[command]]
+        if command != .select { parts.append(rules.filters[.select]) }
         var rendered = parts.compactMap { $0 }.map { "(\($0))" }
         if let condition { rendered.append(render(condition)) }
         return rendered.isEmpty ? "" : " WHERE " + rendered.joined(separator: " AND ")
     }
 
     /// A `RETURNING` column that is 1 when the written row meets the policies' `WITH CHECK`.
-    func checkColumn(_ access: Access, _ commands: [Policy.Command]) -> String? {
-        let checks = commands.compactMap { table.relation.rowCheck($0, role: access.role.rawValue) }
+    func checkColumn(_ commands: [Policy.Command]) -> String? {
+        let checks = commands.compactMap { rules.checks[$0] }
         return checks.isEmpty ? nil : "coalesce((" + checks.map { "(\($0))" }.joined(separator: " AND ") + "), 0)"
     }
 

@@ -9,11 +9,10 @@ extension SQLiteStore {
     public var tables: [String: Table] { schema.withLock { $0 } }
 
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
-        try require(.select, on: table, access)
-        var sql = SQLiteSQL(table)
-        let filter = sql.whereClause(query.condition, access, .select)
+        var sql = SQLiteSQL(table, try require(.select, on: table, access))
+        let filter = sql.whereClause(query.condition, .select)
         let filterParameters = sql.parameters
-        var text = "SELECT \(sql.allColumns) FROM \(sql.tableName)\(filter)\(sql.orderClause(query.order))"
+        var text = "SELECT \(sql.allColumns) FROM \(sql.source)\(filter)\(sql.orderClause(query.order))"
         if query.limit != nil || query.offset != nil {
             text += " LIMIT \(sql.bind(.integer(Int64(query.limit ?? -1)))) OFFSET \(sql.bind(.integer(Int64(query.offset ?? 0))))"
         }
@@ -24,7 +23,7 @@ extension SQLiteStore {
             connection.context.time = time
             let rows = try connection.statement(text).rows(parameters)
             guard counting else { return (rows, nil) }
-            let counted = try connection.statement("SELECT count(*) FROM \(sql.tableName)\(filter)").rows(filterParameters)
+            let counted = try connection.statement("SELECT count(*) FROM \(sql.source)\(filter)").rows(filterParameters)
             guard case .integer(let total) = counted.first?.first else { return (rows, 0) }
             return (rows, Int(total))
         }
@@ -52,16 +51,16 @@ extension SQLiteStore {
     private func insertion(
         _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool
     ) throws(StoreError) -> (SQLiteConnection) throws(StoreError) -> [StoredRow] {
-        try require(.insert, on: table, access)
-        if case .merge = onConflict { try require(.update, on: table, access, columns: rows.first.map { Array($0.keys) } ?? []) }
+        let rules = try require(.insert, on: table, access)
+        if case .merge = onConflict { _ = try require(.update, on: table, access, columns: rows.first.map { Array($0.keys) } ?? []) }
         // No policy lets this role insert: refused before any column is looked at, as Postgres's RLS does.
         guard table.relation.mayReachAnyRow(.insert, role: access.role.rawValue) else { throw .rowSecurity(table.name) }
         let time = Timestamp.postgres(now())
         var statements: [(String, [SQLValue])] = []
         let merging = if case .merge = onConflict { true } else { false }
-        let check = SQLiteSQL(table).checkColumn(access, merging ? [.insert, .update] : [.insert])
+        let check = SQLiteSQL(table, rules).checkColumn(merging ? [.insert, .update] : [.insert])
         for values in rows {
-            var sql = SQLiteSQL(table)
+            var sql = SQLiteSQL(table, rules)
             let names = table.columns.map(\.name).filter { values[$0] != nil }
             var text = "INSERT INTO \(sql.tableName) "
             text += names.isEmpty ? "DEFAULT VALUES" : "(\(names.map(SQLiteSQL.quote).joined(separator: ", "))) VALUES (" + names.map { sql.bind(values[$0]!) }.joined(separator: ", ") + ")"
@@ -78,7 +77,7 @@ extension SQLiteStore {
                 text += " ON CONFLICT (\(columns.map(SQLiteSQL.quote).joined(separator: ", "))) DO UPDATE SET " + assignments.joined(separator: ", ")
                 // The update policies' USING side: an existing row the caller may not change is not
                 // updated (and is an error below).
-                let using = [table.relation.rowFilter(.update, role: access.role.rawValue), table.relation.rowFilter(.select, role: access.role.rawValue)].compactMap { $0 }
+                let using = [rules.filters[.update], rules.filters[.select]].compactMap { $0 }
                 if !using.isEmpty { text += " WHERE " + using.map { "(\($0))" }.joined(separator: " AND ") }
             }
             text += " RETURNING \(sql.allColumns)" + (check.map { ", \($0)" } ?? "")
@@ -100,16 +99,16 @@ extension SQLiteStore {
     }
 
     public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
-        try require(.update, on: table, access, columns: Array(values.keys))
+        let rules = try require(.update, on: table, access, columns: Array(values.keys))
         var values = values
         let time = Timestamp.postgres(now())
         for column in table.columns where column.touchedOnUpdate && values[column.name] == nil { values[column.name] = .text(time) }
-        var sql = SQLiteSQL(table)
+        var sql = SQLiteSQL(table, rules)
         let names = table.columns.map(\.name).filter { values[$0] != nil }
         guard !names.isEmpty else { return [] }
         var text = "UPDATE \(sql.tableName) SET " + names.map { "\(SQLiteSQL.quote($0)) = \(sql.bind(values[$0]!))" }.joined(separator: ", ")
-        let check = sql.checkColumn(access, [.update])
-        text += sql.whereClause(condition, access, .update) + " RETURNING \(sql.allColumns)" + (check.map { ", \($0)" } ?? "")
+        let check = sql.checkColumn([.update])
+        text += sql.whereClause(condition, .update) + " RETURNING \(sql.allColumns)" + (check.map { ", \($0)" } ?? "")
         let parameters = sql.parameters
         return try write { connection throws(StoreError) in
             connection.context.access = access
@@ -121,9 +120,8 @@ extension SQLiteStore {
     }
 
     public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
-        try require(.delete, on: table, access)
-        var sql = SQLiteSQL(table)
-        let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition, access, .delete)) RETURNING \(sql.allColumns)"
+        var sql = SQLiteSQL(table, try require(.delete, on: table, access))
+        let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition, .delete)) RETURNING \(sql.allColumns)"
         let parameters = sql.parameters
         let time = Timestamp.postgres(now())
         return try write { connection throws(StoreError) in
@@ -136,7 +134,10 @@ extension SQLiteStore {
     }
 
     /// The grants: a role does only what it was granted (42501 before any SQL, as Postgres).
-    private func require(_ command: Policy.Command, on table: Table, _ access: Access, columns: [String] = []) throws(StoreError) {
+    ///
+    /// - Returns: the caller's row-level security on the table.
+    @discardableResult
+    private func require(_ command: Policy.Command, on table: Table, _ access: Access, columns: [String] = []) throws(StoreError) -> Table.Rules {
         let held = table.relation.grants[access.role.rawValue] ?? Privileges()
         let allowed = switch command {
         case .select: held.select
@@ -146,6 +147,8 @@ extension SQLiteStore {
         case .all: false
         }
         if !allowed { throw .permissionDenied(table.name) }
+        if table.isView && command != .select { throw StoreError(code: "55000", message: "cannot change view \"\(table.name)\" on SQLite") }
+        return try table.rules(for: access)
     }
 
     /// Rows as returned, without their check column; 42501 when a row fails the policies' check.

@@ -40,7 +40,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         newlyApplied = try migrate()
         let loaded = try storedSchema()
         schema.withLock { $0 = Table.all(loaded) }
-        do { try migrateApp(app) } catch { throw StoreError.unavailable(error.message) }
+        do { newlyApplied += try migrateApp(app).map(\.fileName) } catch { throw StoreError.unavailable(error.message) }
         try releaseLeases()
     }
 

@@ -4,27 +4,68 @@ import SoarSchema
 ///
 /// SQL identifiers come only from relations like this one (the schema), never from a request.
 public struct Table: Sendable {
+    /// What one role's requests add to the SQL (the SQLite store's row-level security): the
+    /// policies' expressions with the relations they read resolved for that role.
+    public struct Rules: Sendable {
+        /// `USING`, by command (nil: every row).
+        public let filters: [Policy.Command: String]
+        /// `WITH CHECK`, by command (nil: every row).
+        public let checks: [Policy.Command: String]
+        /// What a query reads the relation as (a `security_invoker` view's query, resolved).
+        public let source: String
+    }
+
     public let name: String
     public let columns: [Column]
     public let primaryKey: [String]
     /// Grants and row-level security, which the SQLite store enforces (Postgres enforces its own).
     public let relation: Relation
     private let index: [String: Int]
+    private let rules: [String: Result<Rules, StoreError>]
 
-    public init(_ relation: Relation, enums: [String: [String]] = [:]) {
+    public init(_ relation: Relation, schema: Schema? = nil) {
+        let schema = schema ?? { var single = Schema(); single.relations[relation.name] = relation; return single }()
         name = relation.name
-        columns = relation.columns.map { Column($0, relation: relation.name, enums: enums) }
+        columns = relation.columns.map { Column($0, relation: relation.name, enums: schema.enums) }
         primaryKey = relation.primaryKey
         self.relation = relation
         index = Dictionary(columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var rules: [String: Result<Rules, StoreError>] = [:]
+        for role in Access.Role.allCases.map(\.rawValue) {
+            rules[role] = Result { () throws(StoreError) in try Self.rules(relation.name, role: role, in: schema) }
+        }
+        self.rules = rules
     }
 
     public var isView: Bool { relation.isView }
     public func column(_ name: String) -> Column? { index[name].map { columns[$0] } }
     public func position(of name: String) -> Int? { index[name] }
 
+    /// What `access`'s requests add to the SQL.
+    ///
+    /// - Throws: ``StoreError`` 42P17 when the policies read, through their subqueries, the
+    ///   relation they guard (Postgres refuses such a query the same way).
+    public func rules(for access: Access) throws(StoreError) -> Rules {
+        try rules[access.role.rawValue]!.get()
+    }
+
+    private static func rules(_ name: String, role: String, in schema: Schema) throws(StoreError) -> Rules {
+        do throws(Schema.Recursion) {
+            var filters: [Policy.Command: String] = [:], checks: [Policy.Command: String] = [:]
+            for command in [Policy.Command.select, .insert, .update, .delete] {
+                filters[command] = try schema.filter(name, command, role: role)
+                checks[command] = try schema.check(name, command, role: role)
+            }
+            let invoker = schema.relation(name).map { $0.isView && $0.securityInvoker } ?? false
+            let source = invoker ? (try schema.source(name, role: role)) + " AS \"\(name)\"" : "\"\(name)\""
+            return Rules(filters: filters, checks: checks, source: source)
+        } catch {
+            throw StoreError(code: "42P17", message: "infinite recursion detected in policy for relation \"\(error.relation)\"")
+        }
+    }
+
     /// Every relation of a schema.
     public static func all(_ schema: Schema) -> [String: Table] {
-        schema.relations.mapValues { Table($0, enums: schema.enums) }
+        schema.relations.mapValues { Table($0, schema: schema) }
     }
 }
