@@ -58,6 +58,27 @@ import Testing
             throws: { ($0 as? StoreError)?.message == "permission denied for table payments" }
     }
 
+    @Test func notifyPgrstReloadsTheSchemaAndAReloadUnderLoadFailsNoRequest() throws {
+        let (store, database) = try store()
+        defer { store.close() }
+        #expect(store.tables["late"] == nil)
+        _ = try cluster.psql(database, "CREATE TABLE public.late (id int PRIMARY KEY, note text); NOTIFY pgrst, 'reload schema'")
+        #expect(eventually(within: .seconds(10)) { store.tables["late"] != nil }, "PostgREST's reload signal is heard")
+        #expect(store.tables["late"]?.columns.map(\.name) == ["id", "note"] && store.tables["late"]?.primaryKey == ["id"])
+        let alice = try user(store)
+        let failures = Atomic(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for _ in 0..<50 {
+                if worker == 0 {
+                    if (try? store.reloadSchema()) == nil { failures.add(1, ordering: .relaxed) }
+                } else if (try? store.select(try store.table("todos"), RowQuery(), as: .user(alice), counting: false)) == nil {
+                    failures.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        #expect(failures.load(ordering: .relaxed) == 0)
+    }
+
     @Test func migrationsApplyOnceAndAgainIsNothing() throws {
         let (first, database) = try store()
         #expect(first.newlyApplied == Migrations.postgres.map(\.name) + [AppSchema.starter.fileName])

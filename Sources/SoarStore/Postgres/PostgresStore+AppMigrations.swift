@@ -69,6 +69,33 @@ extension PostgresStore {
         return done
     }
 
+    /// Reads the catalog again: after the app's migrations, and on `NOTIFY pgrst, 'reload schema'`.
+    /// Requests in flight keep the tables they started with; the next ones get the new schema.
+    public func reloadSchema() throws(StoreError) {
+        let schema = try transaction(as: nil) { connection throws(StoreError) in try Self.catalog(on: connection) }
+        self.schema.withLock { $0 = Table.all(schema) }
+    }
+
+    /// LISTENs on `pgrst`, as PostgREST does, on a connection of its own, and reloads the schema
+    /// on `reload schema` (or an empty payload), until ``close()``.
+    func watchSchema() {
+        let url = pool.url
+        let closed = self.closed
+        // Until closed, or until the store is gone without being closed (a test's).
+        Thread.detachNewThread { [weak self] in
+            while !closed.withLock({ $0 }) && self != nil {
+                guard let connection = try? PGConnection(url), (try? connection.execute("LISTEN pgrst")) != nil else {
+                    Thread.sleep(forTimeInterval: 1)
+                    continue
+                }
+                while !closed.withLock({ $0 }) && self != nil {
+                    guard let payloads = try? connection.notifications(timeout: 1) else { break }
+                    if payloads.contains(where: { $0 == "reload schema" || $0.isEmpty }) { try? self?.reloadSchema() }
+                }
+            }
+        }
+    }
+
     private static func applied(on connection: PGConnection) throws(StoreError) -> [AppliedMigration] {
         let exists = try connection.query("SELECT to_regclass('supabase_migrations.schema_migrations') IS NOT NULL").first?.first ?? nil
         guard exists == "t" else { return [] }

@@ -15,6 +15,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
     let recentSessions = RecentSessions()
     /// The app's relations as the catalog has them (see ``tables``), read again after migrations.
     let schema = Locked([String: Table]())
+    /// Set by ``close()``: the schema watcher stops.
+    let closed = Locked(false)
 
     /// Connects and applies pending migrations: Soar's own, then the app's.
     ///
@@ -30,11 +32,15 @@ public final class PostgresStore: Store, @unchecked Sendable {
         displayURL = Self.withoutPassword(url)
         newlyApplied = try migrate()
         do { newlyApplied += try migrateApp(app).map(\.fileName) } catch { throw StoreError.unavailable(error.message) }
+        watchSchema()
     }
 
     public var location: String { "postgres \(displayURL)" }
 
-    public func close() { pool.close() }
+    public func close() {
+        closed.withLock { $0 = true }
+        pool.close()
+    }
 
     public func ping() throws(StoreError) {
         try pool.with { connection throws(StoreError) in _ = try connection.query("SELECT 1") }
