@@ -26,6 +26,30 @@ import Testing
         #expect(rows.headers["content-range"] == "0-0/1")
     }
 
+    @Test func mediaTypesAreNegotiatedAsPostgRESTDoes() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let csvIn = "title,sort_order\n\"milk, oat\",2\nbread,1\n"
+        let created = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, headers: ["content-type": "text/csv"], body: csvIn)
+        #expect(created.status == 201, "\(created.text)")
+        let csv = try await fixture.call("GET", "/rest/v1/todos?select=title,sort_order,completed&order=sort_order", bearer: alice.token, headers: ["accept": "text/csv"])
+        #expect(csv.status == 200 && csv.headers["content-type"] == "text/csv; charset=utf-8")
+        #expect(csv.text == "title,sort_order,completed\nbread,1,f\n\"milk, oat\",2,f\n", "\(csv.text)")
+        let preferred = try await fixture.call("GET", "/rest/v1/todos?select=title", bearer: alice.token, headers: ["accept": "text/csv;q=0.5, application/json"])
+        #expect(preferred.headers["content-type"] == "application/json; charset=utf-8")
+        let xml = try await fixture.call("GET", "/rest/v1/todos", bearer: alice.token, headers: ["accept": "application/xml"])
+        #expect(xml.status == 406 && xml.object["code"] == "PGRST107" && xml.object["message"] == "None of these media types are available: application/xml")
+        let plain = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, headers: ["content-type": "text/plain"], body: #"{"title":"x"}"#)
+        #expect(plain.status == 415 && plain.object["code"] == "PGRST107", "\(plain.text)")
+        let form = try await fixture.call(
+            "POST", "/rest/v1/todos", bearer: alice.token, headers: ["content-type": "application/x-www-form-urlencoded", "prefer": "return=representation"],
+            body: "title=from+a+form&sort_order=7")
+        #expect(form.status == 201 && form.rows.first?["title"] == "from a form" && form.rows.first?["sort_order"] == 7, "\(form.text)")
+        let broken = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, headers: ["content-type": "text/csv"], body: "title\n\"open")
+        #expect(broken.status == 400 && broken.object["code"] == "PGRST102")
+        let all = try await fixture.call("GET", "/rest/v1/todos?select=title", bearer: alice.token)
+        #expect(all.rows.count == 3, "nothing stored by the refused bodies")
+    }
+
     @Test func todosFlow() async throws {
         let alice = try await fixture.signUp("a@example.com")
         let bulk = #"[{"title":"b","sort_order":2},{"title":"a","sort_order":1},{"title":"c","sort_order":3}]"#

@@ -8,11 +8,9 @@ import SoarStore
 struct RestService: Sendable {
     let store: any DataStore
 
-    static let objectMediaType = "application/vnd.pgrst.object+json"
-
     /// `.single()`: one object, not an array; a write of any other number of rows is rolled back.
     static func wantsObject(_ exchange: Exchange) -> Bool {
-        exchange.header("accept")?.contains(objectMediaType) == true
+        (try? Representation.answer(accepting: exchange.header("accept"))) == .object
     }
 
     func handle(_ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
@@ -25,6 +23,7 @@ struct RestService: Sendable {
                 throw .rest(406, "PGRST106", "The schema must be one of the following: public")
             }
         }
+        _ = try Representation.answer(accepting: exchange.header("accept"))
         let query: RowQuery
         do throws(QueryError) {
             query = try QueryParser(table: table).parse(exchange.request.query.filter { $0.name != "apikey" })
@@ -78,7 +77,7 @@ struct RestService: Sendable {
     /// transaction shared with the other writes waiting then.
     private func insert(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
         let objects: [[String: JSONValue]]
-        switch try exchange.json({ .rest(400, "PGRST102", "Empty or invalid json", details: $0) }) {
+        switch try Self.body(exchange) {
         case .object(let object): objects = [object]
         case .array(let items):
             objects = try items.map { (item: JSONValue) throws(ServerError) -> [String: JSONValue] in
@@ -128,7 +127,7 @@ struct RestService: Sendable {
     }
 
     private func update(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
-        guard case .object(let object) = try exchange.json({ .rest(400, "PGRST102", "Empty or invalid json", details: $0) }) else {
+        guard case .object(let object) = try Self.body(exchange) else {
             throw .rest(400, "PGRST102", "Empty or invalid json", details: "PATCH takes one object")
         }
         var values = RowValues()
@@ -154,6 +153,28 @@ struct RestService: Sendable {
             throw .store(error, role: exchange.access.role)
         }
         return try writeResponse(table, query, prefer, exchange, removed, status: 200)
+    }
+
+    /// The request body as JSON: JSON itself, CSV rows as objects of their header's columns, or
+    /// a form's fields as one object.
+    private static func body(_ exchange: Exchange) throws(ServerError) -> JSONValue {
+        let kind = try Representation.body(exchange.header("content-type"))
+        if kind == .form {
+            var components = URLComponents()
+            components.percentEncodedQuery = String(decoding: exchange.request.body, as: UTF8.self).replacingOccurrences(of: "+", with: "%20")
+            let fields = (components.queryItems ?? []).map { ($0.name, JSONValue.string($0.value ?? "")) }
+            return .object(Dictionary(fields, uniquingKeysWith: { _, last in last }))
+        }
+        guard kind == .csv else {
+            return try exchange.json { .rest(400, "PGRST102", "Empty or invalid json", details: $0) }
+        }
+        let parsed: (columns: [String], rows: [[String?]])
+        do { parsed = try CSV.rows(String(decoding: exchange.request.body, as: UTF8.self)) } catch {
+            throw .rest(400, "PGRST102", "Empty or invalid CSV", details: error.message)
+        }
+        return .array(parsed.rows.map { row in
+            .object(Dictionary(zip(parsed.columns, row.map { $0.map(JSONValue.string) ?? .null }), uniquingKeysWith: { first, _ in first }))
+        })
     }
 
     /// An update or delete without a filter is refused, as Supabase's API refuses it (its
@@ -197,12 +218,19 @@ struct RestService: Sendable {
             for field in fields { json.field(field.key, table.columns[field.position].json(row[field.position])) }
             json.endObject()
         }
+        if try Representation.answer(accepting: exchange.header("accept")) == .csv {
+            var text = CSV.line(fields.map(\.key)) + "\n"
+            for row in rows {
+                text += CSV.line(fields.map { Self.csvText(table.columns[$0.position], row[$0.position]) }) + "\n"
+            }
+            return HTTPResponse(status: status, headers: [("content-type", "text/csv; charset=utf-8")], body: Data(text.utf8))
+        }
         var json = JSONText(capacity: 64 + rows.count * 128)
         let contentType: String
         if Self.wantsObject(exchange) {
             guard rows.count == 1 else { throw .store(.notOneRow(rows.count), role: exchange.access.role) }
             write(rows[0], to: &json)
-            contentType = Self.objectMediaType + "; charset=utf-8"
+            contentType = Representation.objectMediaType + "; charset=utf-8"
         } else {
             json.beginArray()
             for row in rows { write(row, to: &json) }
@@ -210,6 +238,16 @@ struct RestService: Sendable {
             contentType = "application/json; charset=utf-8"
         }
         return HTTPResponse(status: status, headers: [("content-type", contentType)], body: Data(json.bytes))
+    }
+
+    /// A value as Postgres writes it in text (booleans `t` and `f`); nil for NULL.
+    private static func csvText(_ column: Column, _ value: SQLValue) -> String? {
+        switch column.json(value) {
+        case .null: nil
+        case .bool(let flag): flag ? "t" : "f"
+        case .string(let text): text
+        case let other: other.jsonText
+        }
     }
 
     private func storable(_ column: Column, _ value: JSONValue, _ exchange: Exchange) throws(ServerError) -> SQLValue {

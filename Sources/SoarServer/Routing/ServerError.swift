@@ -46,7 +46,7 @@ public struct ServerError: Error, Sendable {
         // (serialization, deadlock, timeout, lock not available, aborted) is 500.
         case "42P01", "42883": status = 404
         case "PGRST116": status = 406
-        case "40001", "40P01", "57014", "55P03", "25P02": status = 500
+        case "40001", "40P01", "57014", "55P03", "25P02", "42P17": status = 500
         default: status = 400
         }
         return .rest(status, error.code, error.message, details: error.details, hint: error.hint)
