@@ -87,6 +87,39 @@ import Testing
         #expect(changed.status == 2 && changed.stderr.contains("20250701000000_more.sql was applied and has changed since"), "\(changed.stderr)")
     }
 
+    @Test func generatedSwiftTypesCompileAndMatchOnBothStores() throws {
+        let dir = TemporaryDirectory("soar-app-schema")
+        let folder = try migrations(dir)
+        let sqlite = try ProcessRunner.run(SoarBinary.path, ["gen", "types", "swift", "--db", dir.path + "/soar.db", "--migrations", folder])
+        #expect(sqlite.status == 0, "\(sqlite.stderr)")
+        let url = try PostgresCluster.shared.get().createDatabase()
+        let postgres = try ProcessRunner.run(SoarBinary.path, ["gen", "types", "swift", "--database-url", url, "--migrations", folder])
+        if postgres.stdout != sqlite.stdout {
+            try sqlite.stdout.write(toFile: dir.path + "/sqlite.swift", atomically: true, encoding: .utf8)
+            try postgres.stdout.write(toFile: dir.path + "/postgres.swift", atomically: true, encoding: .utf8)
+            let diff = try ProcessRunner.run("diff", [dir.path + "/sqlite.swift", dir.path + "/postgres.swift"])
+            Issue.record("the same types from either store: \(diff.stdout)\(postgres.stderr)")
+        }
+        let source = sqlite.stdout
+        #expect(source.contains("public struct Note: Codable, Hashable, Identifiable, Sendable {"))
+        #expect(source.contains("public var kind: NoteKind") && source.contains("case authorId = \"author_id\""))
+        #expect(source.contains("public struct NotificationRow:"), "no clash with Foundation's Notification")
+        #expect(source.contains("public struct TeamNoteCount:") && source.contains("public var notes: Int?"))
+        let file = dir.path + "/Types.swift"
+        try source.write(toFile: file, atomically: true, encoding: .utf8)
+        let usage = dir.path + "/Use.swift"
+        try """
+            import Foundation
+            func use() throws {
+                let note = try JSONDecoder().decode(Note.self, from: Data(#"{"id":1,"team_id":"6e1e5a8f-1a4b-4c66-9d2b-2f1f0e7d9a10","author_id":"6e1e5a8f-1a4b-4c66-9d2b-2f1f0e7d9a11","kind":"idea","body":"x","pinned":false,"created_at":0}"#.utf8))
+                _ = note.kind == .idea && note.id == 1
+            }
+            """.write(toFile: usage, atomically: true, encoding: .utf8)
+        let modules = URL(fileURLWithPath: SoarBinary.path).deletingLastPathComponent().appendingPathComponent("Modules").path
+        let compiled = try ProcessRunner.run("swiftc", ["-typecheck", "-I", modules, file, usage], timeout: 120)
+        #expect(compiled.status == 0, "\(compiled.stderr)")
+    }
+
     @Test func migrationNewMakesTheNextFile() throws {
         let dir = TemporaryDirectory("soar-app-schema")
         let folder = try migrations(dir)

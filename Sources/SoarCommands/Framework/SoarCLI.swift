@@ -11,6 +11,7 @@ public enum SoarCLI {
         InitCommand.self,
         MigrationNewCommand.self,
         MigrateCommand.self,
+        GenTypesCommand.self,
         SelfCheckCommand.self,
         RouteCommand.self,
         SimulateCommand.self,

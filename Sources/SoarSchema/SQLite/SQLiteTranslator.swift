@@ -309,18 +309,24 @@ public struct SQLiteTranslator {
         let select = try required(node.node("query"), at)
         let body = try expressions.query(select)
         var relation = Relation(name: name, isView: true, columns: [])
-        // Columns: as named in the select list, typed from the first relation that has them.
-        let sources = select.nodes("fromClause").compactMap { $0.string("relname") }.compactMap(schema.relation)
+        // Columns: as named in the select list, typed from the relation they come from.
+        let sources = Self.relations(in: select.nodes("fromClause"), schema)
         for target in select.nodes("targetList") {
             guard let value = target.node("val") else { continue }
-            let fields = value.kind == "ColumnRef" ? value.nodes("fields") : []
-            if fields.last?.kind == "A_Star" {
-                for source in sources { relation.columns += source.columns.filter { column in !relation.columns.contains { $0.name == column.name } } }
+            let fields = value.kind == "ColumnRef" ? value.nodes("fields").map { $0.stringValue ?? "*" } : []
+            let qualifier = fields.count > 1 ? fields[fields.count - 2] : nil
+            let candidates = sources.filter { qualifier == nil || $0.alias == qualifier }.map(\.relation)
+            if fields.last == "*" {
+                for source in candidates { relation.columns += source.columns.filter { column in !relation.columns.contains { $0.name == column.name } }.map {
+                    Attribute(name: $0.name, type: $0.type)
+                } }
                 continue
             }
-            let columnName = target.string("name") ?? fields.last?.stringValue ?? "?column?"
-            let sourceName = fields.last?.stringValue ?? columnName
-            let type = sources.lazy.compactMap { $0.column(sourceName) }.first?.type ?? "text"
+            let function = value.kind == "FuncCall" ? value.names("funcname").last : nil
+            let columnName = target.string("name") ?? fields.last ?? function ?? "?column?"
+            let sourceName = fields.last ?? columnName
+            // Postgres's types for what views compute most: count(...) is bigint.
+            let type = function == "count" ? "int8" : candidates.lazy.compactMap { $0.column(sourceName) }.first?.type ?? "text"
             relation.columns.append(Attribute(name: columnName, type: type))
         }
         for option in node.nodes("options") where option.string("defname") == "security_invoker" {
@@ -334,6 +340,21 @@ public struct SQLiteTranslator {
         schema.relations[name] = relation
         let replace = node.bool("replace") ? "DROP VIEW IF EXISTS \(quote(name)); " : ""
         return [Step(sql: replace + "CREATE VIEW \(quote(name)) AS \(Schema.plain(body))", offset: at, prepareOnly: false)]
+    }
+
+    /// The relations a FROM clause reads, each with the name queries refer to it by.
+    private static func relations(in items: [Node], _ schema: Schema) -> [(alias: String, relation: Relation)] {
+        items.flatMap { item -> [(alias: String, relation: Relation)] in
+            switch item.kind {
+            case "RangeVar":
+                guard let name = item.string("relname"), let relation = schema.relation(name) else { return [] }
+                return [(item.record("alias", as: "Alias")?.string("aliasname") ?? name, relation)]
+            case "JoinExpr":
+                return relations(in: [item.node("larg"), item.node("rarg")].compactMap { $0 }, schema)
+            default:
+                return []
+            }
+        }
     }
 
     // MARK: access
