@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CPostgres", "SoarMigrations", "SoarSchema"]),
         .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore"]),
         .target(name: "SoarPush", dependencies: ["SoarCore", "SoarAPNs", "SoarStore"]),
-        .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarStore", "SoarAuth", "SoarPush"]),
+        .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarServer", "SoarClient"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
         .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient"]),

@@ -71,6 +71,10 @@ public final class Server: Sendable {
             try gateway.admit(&exchange)
             return try rest.handle(&exchange)
         }
+        router.add(["GET", "POST"], "/rest/v1/rpc/{function}") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            return try rest.call(&exchange)
+        }
         router.add(["GET", "POST"], "/functions/v1/{name}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
             if exchange.access.role == .anon { throw .gateway(401, "Invalid JWT", code: "401") }

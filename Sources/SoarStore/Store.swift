@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import SoarSchema
 
 /// A table row as stored: one value per declared column, in declaration order.
@@ -22,6 +23,13 @@ public enum ConflictResolution: Sendable, Equatable {
 public protocol DataStore: Sendable {
     /// The tables and views the data API serves now (the app's schema), by name.
     var tables: [String: Table] { get }
+    /// The functions `/rest/v1/rpc/<name>` calls, by name.
+    var functions: [String: Function] { get }
+    /// Calls `function` as `access` with a value for each of its arguments (nil: its default).
+    ///
+    /// - Returns: its answer as PostgREST writes it (rows as objects, a scalar, an array), or
+    ///   nil when it returns `void`.
+    func call(_ function: Function, _ arguments: [SQLValue?], as access: Access) throws(StoreError) -> JSONValue?
     /// Rows matching the query, and the number matching without limit and offset when `counting`.
     func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?)
     /// Inserts rows in one transaction (all or none) and returns those written. Each write takes

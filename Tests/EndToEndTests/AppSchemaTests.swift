@@ -105,6 +105,7 @@ import Testing
         #expect(source.contains("public var kind: NoteKind") && source.contains("case authorId = \"author_id\""))
         #expect(source.contains("public struct NotificationRow:"), "no clash with Foundation's Notification")
         #expect(source.contains("public struct TeamNoteCount:") && source.contains("public var notes: Int?"))
+        #expect(!source.contains("TeamNoteCountRow"))
         let file = dir.path + "/Types.swift"
         try source.write(toFile: file, atomically: true, encoding: .utf8)
         let usage = dir.path + "/Use.swift"

@@ -54,6 +54,15 @@ create view public.team_note_counts as
 create view public.my_team_notes with (security_invoker = true) as
   select n.id, n.body, t.name as team from public.notes n join public.teams t on t.id = n.team_id;
 
+-- Functions the data API calls (supabase's .rpc()): they read under the caller's policies.
+create function public.team_note_count(team uuid) returns bigint
+  language sql stable as $$ select count(*) from public.notes where team_id = team $$;
+create function public.notes_of_kind(wanted public.note_kind, newest_first boolean default false) returns setof public.notes
+  language sql stable as $$
+    select * from public.notes where kind = wanted
+    order by case when newest_first then -id else id end
+  $$;
+
 create table public.audit (
   id bigint generated always as identity primary key,
   what text not null

@@ -105,6 +105,13 @@ step("the view", lambda: service.table("team_note_counts").select("*").in_("team
 step("an invoker view, as bob", lambda: bob.table("my_team_notes").select("body,team").order("id").execute(),
      lambda line: rows(line) == [{"body": "shipped", "team": "red"}, {"body": "keep", "team": "red"}])
 step("an invoker view, as carol", lambda: carol.table("my_team_notes").select("*").execute(), lambda line: rows(line) == [])
+step("rpc: a count under bob's policies", lambda: bob.rpc("team_note_count", {"team": red}).execute(), lambda line: rows(line) == 2)
+step("rpc: the same count for carol", lambda: carol.rpc("team_note_count", {"team": red}).execute(), lambda line: rows(line) == 0)
+step("rpc: rows of a table", lambda: bob.rpc("notes_of_kind", {"wanted": "task"}).execute(), lambda line: [row["body"] for row in rows(line)] == ["keep"])
+step("rpc: a default argument given", lambda: alice.rpc("notes_of_kind", {"wanted": "idea", "newest_first": True}).execute(),
+     lambda line: [row["body"] for row in rows(line)] == ["shipped"])
+step("rpc: an unknown function", lambda: alice.rpc("nope", {}).execute(), error("PGRST202"))
+step("rpc: an unknown argument", lambda: alice.rpc("team_note_count", {"squad": red}).execute(), error("PGRST202"))
 step("a table nobody is granted", lambda: alice.table("audit").select("*").execute(), error("42501"))
 step("service_role is granted it", lambda: service.table("audit").insert({"what": "ran"}).execute(), lambda line: rows(line)[0]["what"] == "ran")
 step("an unknown table", lambda: alice.table("nope").select("*").execute(), error("PGRST205"))

@@ -7,8 +7,19 @@ public struct Schema: Codable, Sendable, Equatable {
     public var relations: [String: Relation] = [:]
     /// `CREATE TYPE ... AS ENUM`: each type's labels, in order.
     public var enums: [String: [String]] = [:]
+    /// The functions `/rest/v1/rpc/<name>` calls.
+    public var functions: [String: Function] = [:]
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey { case relations, enums, functions }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        relations = try container.decode([String: Relation].self, forKey: .relations)
+        enums = try container.decode([String: [String]].self, forKey: .enums)
+        functions = try container.decodeIfPresent([String: Function].self, forKey: .functions) ?? [:]
+    }
 
     public func relation(_ name: String) -> Relation? { relations[name] }
 }

@@ -7,11 +7,19 @@
 struct ExpressionTranslator {
     /// Relations a query may read: the app's, and `auth.users` (`auth_users` on SQLite).
     let schema: Schema
+    /// In a function's body: its arguments, bound as `?1`, `?2`… (by name where no column of the
+    /// body's relations has that name, as Postgres resolves them).
+    var arguments: [String] = []
+    var shadowed: Set<String> = []
 
     func expression(_ node: Node) throws(SQLError) -> String {
         switch node.kind {
         case "ColumnRef":
-            return try node.nodes("fields").map { (field: Node) throws(SQLError) -> String in
+            let fields = node.nodes("fields")
+            if fields.count == 1, let name = fields[0].stringValue, !shadowed.contains(name), let index = arguments.firstIndex(of: name) {
+                return "?\(index + 1)"
+            }
+            return try fields.map { (field: Node) throws(SQLError) -> String in
                 if field.kind == "A_Star" { return "*" }
                 guard let name = field.stringValue else { throw unsupported("this column reference", node) }
                 return quote(name)
@@ -67,7 +75,10 @@ struct ExpressionTranslator {
         case "List":
             return try node.nodes("items").map { (item: Node) throws(SQLError) -> String in try expression(item) }.joined(separator: ", ")
         case "ParamRef":
-            throw unsupported("parameters ($n)", node)
+            guard let number = node.int("number"), (1...max(1, arguments.count)).contains(number), !arguments.isEmpty else {
+                throw unsupported("parameters ($n) outside a function's arguments", node)
+            }
+            return "?\(number)"
         default:
             throw unsupported(node.kind, node)
         }

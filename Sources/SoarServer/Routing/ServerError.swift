@@ -44,7 +44,7 @@ public struct ServerError: Error, Sendable {
         case "XX000": status = 503
         // PostgREST's: an undefined table or function is 404; a transaction the database gave up
         // (serialization, deadlock, timeout, lock not available, aborted) is 500.
-        case "42P01", "42883": status = 404
+        case "42P01", "42883", "PGRST202": status = 404
         case "PGRST116": status = 406
         case "40001", "40P01", "57014", "55P03", "25P02", "42P17": status = 500
         default: status = 400

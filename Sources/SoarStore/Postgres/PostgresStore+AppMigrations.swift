@@ -63,7 +63,9 @@ extension PostgresStore {
                 try connection.execute(Self.lock)
                 let schema = try Self.catalog(on: connection)
                 if AppSchema.ownsDeviceTokens(schema) { try connection.execute(Self.oneOwnerTrigger) }
+                let functions = try Self.functions(on: connection, relations: schema.relations)
                 self.schema.withLock { $0 = Table.all(schema) }
+                functionsByName.withLock { $0 = functions }
             }
         }
         return done
@@ -72,8 +74,12 @@ extension PostgresStore {
     /// Reads the catalog again: after the app's migrations, and on `NOTIFY pgrst, 'reload schema'`.
     /// Requests in flight keep the tables they started with; the next ones get the new schema.
     public func reloadSchema() throws(StoreError) {
-        let schema = try transaction(as: nil) { connection throws(StoreError) in try Self.catalog(on: connection) }
+        let (schema, functions) = try transaction(as: nil) { connection throws(StoreError) in
+            let schema = try Self.catalog(on: connection)
+            return (schema, try Self.functions(on: connection, relations: schema.relations))
+        }
         self.schema.withLock { $0 = Table.all(schema) }
+        functionsByName.withLock { $0 = functions }
     }
 
     /// LISTENs on `pgrst`, as PostgREST does, on a connection of its own, and reloads the schema

@@ -15,6 +15,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
     let recentSessions = RecentSessions()
     /// The app's relations as the catalog has them (see ``tables``), read again after migrations.
     let schema = Locked([String: Table]())
+    /// The functions of `public`, read with the tables.
+    let functionsByName = Locked([String: Function]())
     /// Set by ``close()``: the schema watcher stops.
     let closed = Locked(false)
 

@@ -51,6 +51,7 @@ extension SQLiteStore {
             legacy = []
             current = schema
             self.schema.withLock { $0 = Table.all(schema) }
+            model.withLock { $0 = schema }
         }
         return pending
     }

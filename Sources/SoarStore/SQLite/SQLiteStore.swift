@@ -22,6 +22,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     let jobClaims = Locked(JobClaims())
     /// The app's relations as its migrations left them (see ``tables``).
     let schema = Locked([String: Table]())
+    /// The whole model, for the functions and their policies.
+    let model = Locked(Schema())
 
     /// Opens (creating) the file and applies pending migrations: Soar's own, then the app's.
     ///
@@ -40,6 +42,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         newlyApplied = try migrate()
         let loaded = try storedSchema()
         schema.withLock { $0 = Table.all(loaded) }
+        model.withLock { $0 = loaded }
         do { newlyApplied += try migrateApp(app).map(\.fileName) } catch { throw StoreError.unavailable(error.message) }
         try releaseLeases()
     }

@@ -30,7 +30,7 @@ public struct Column: Sendable {
     }
 
     /// The column of an app relation, with Soar's conventions for the push tables.
-    init(_ attribute: Attribute, relation: String, enums: [String: [String]]) {
+    public init(_ attribute: Attribute, relation: String, enums: [String: [String]]) {
         let kind: Kind = switch attribute.type {
         case "uuid": .uuid
         case "int2", "int4", "int8": .integer
