@@ -105,6 +105,22 @@ step("the view", lambda: service.table("team_note_counts").select("*").in_("team
 step("an invoker view, as bob", lambda: bob.table("my_team_notes").select("body,team").order("id").execute(),
      lambda line: rows(line) == [{"body": "shipped", "team": "red"}, {"body": "keep", "team": "red"}])
 step("an invoker view, as carol", lambda: carol.table("my_team_notes").select("*").execute(), lambda line: rows(line) == [])
+step("embedding: one-to-many, the related rows under bob's policies",
+     lambda: bob.table("teams").select("name,notes(body,kind)").order("id", foreign_table="notes").execute(),
+     lambda line: rows(line) == [{"name": "red", "notes": [{"body": "shipped", "kind": "idea"}, {"body": "keep", "kind": "task"}]}])
+step("embedding: many-to-one with an alias", lambda: bob.table("notes").select("body,squad:teams(name)").order("id").execute(),
+     lambda line: [row["squad"] for row in rows(line)] == [{"name": "red"}, {"name": "red"}])
+step("embedding: !inner with a filter on the embedded column",
+     lambda: bob.table("teams").select("name,notes!inner(body)").eq("notes.kind", "task").execute(),
+     lambda line: rows(line) == [{"name": "red", "notes": [{"body": "keep"}]}])
+step("embedding: !inner leaves out rows without related ones", lambda: carol.table("teams").select("name,notes!inner(body)").execute(),
+     lambda line: rows(line) == [])
+step("embedding: carol's team has no notes she may read", lambda: carol.table("teams").select("name,notes(body)").execute(),
+     lambda line: rows(line) == [{"name": "blue", "notes": []}])
+step("embedding: nested, through the members", lambda: bob.table("teams").select("name,team_members(role,teams(name))").execute(),
+     lambda line: rows(line) == [{"name": "red", "team_members": [{"role": "member", "teams": {"name": "red"}}]}])
+step("embedding: no relationship", lambda: bob.table("teams").select("name,todos(*)").execute(), error("PGRST200"))
+step("embedding: a filter on what is not embedded", lambda: bob.table("teams").select("name").eq("notes.kind", "task").execute(), error("PGRST108"))
 step("rpc: a count under bob's policies", lambda: bob.rpc("team_note_count", {"team": red}).execute(), lambda line: rows(line) == 2)
 step("rpc: the same count for carol", lambda: carol.rpc("team_note_count", {"team": red}).execute(), lambda line: rows(line) == 0)
 step("rpc: rows of a table", lambda: bob.rpc("notes_of_kind", {"wanted": "task"}).execute(), lambda line: [row["body"] for row in rows(line)] == ["keep"])

@@ -96,8 +96,16 @@ public struct Attribute: Codable, Sendable, Equatable {
 public struct ForeignKey: Codable, Sendable, Equatable {
     public var name: String
     public var columns: [String]
+    /// A relation of the app's schema, or `auth.users`.
     public var referencedRelation: String
     public var referencedColumns: [String]
+
+    public init(name: String, columns: [String], referencedRelation: String, referencedColumns: [String]) {
+        self.name = name
+        self.columns = columns
+        self.referencedRelation = referencedRelation
+        self.referencedColumns = referencedColumns
+    }
 }
 
 /// A row-level security policy, its expressions already in the store's SQL.

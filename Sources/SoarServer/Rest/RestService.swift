@@ -26,10 +26,11 @@ struct RestService: Sendable {
         _ = try Representation.answer(accepting: exchange.header("accept"))
         let query: RowQuery
         do throws(QueryError) {
-            query = try QueryParser(table: table).parse(exchange.request.query.filter { $0.name != "apikey" })
+            query = try QueryParser(table: table, tables: store.tables).parse(exchange.request.query.filter { $0.name != "apikey" })
         } catch {
             switch error {
             case .syntax(let message, let details): throw .rest(400, "PGRST100", message, details: details)
+            case .rest(let status, let code, let message, let hint): throw .rest(status, code, message, hint: hint)
             case .store(let error): throw .store(error, role: exchange.access.role)
             }
         }
@@ -212,37 +213,90 @@ struct RestService: Sendable {
     /// object when the client asked for `vnd.pgrst.object+json`.
     private func body(_ table: Table, _ query: RowQuery, _ rows: [StoredRow], _ exchange: Exchange, status: Int) throws(ServerError) -> HTTPResponse {
         let outputs = query.outputs.isEmpty ? table.columns.map { RowQuery.Output(column: $0.name, key: $0.name) } : query.outputs
-        let fields = outputs.map { output in (key: output.key, position: table.position(of: output.column)!) }
-        func write(_ row: StoredRow, to json: inout JSONText) {
-            json.beginObject()
-            for field in fields { json.field(field.key, table.columns[field.position].json(row[field.position])) }
-            json.endObject()
+        // Embedded resources are read now, each in one query for every row (under the caller's policies).
+        let embedded = try self.embedded(table, query, rows, exchange.access)
+        let positions = outputs.map { $0.embedding == nil ? table.position(of: $0.column) : nil }
+        func value(_ field: Int, _ row: StoredRow, _ index: Int) -> JSONValue {
+            guard let position = positions[field] else { return embedded[outputs[field].embedding!][index] }
+            return table.columns[position].json(row[position])
         }
         if try Representation.answer(accepting: exchange.header("accept")) == .csv {
-            var text = CSV.line(fields.map(\.key)) + "\n"
-            for row in rows {
-                text += CSV.line(fields.map { Self.csvText(table.columns[$0.position], row[$0.position]) }) + "\n"
+            var text = CSV.line(outputs.map(\.key)) + "\n"
+            for (index, row) in rows.enumerated() {
+                text += CSV.line(outputs.indices.map { Self.csvText(value($0, row, index)) }) + "\n"
             }
             return HTTPResponse(status: status, headers: [("content-type", "text/csv; charset=utf-8")], body: Data(text.utf8))
+        }
+        func write(_ row: StoredRow, _ index: Int, to json: inout JSONText) {
+            json.beginObject()
+            for field in outputs.indices { json.field(outputs[field].key, value(field, row, index)) }
+            json.endObject()
         }
         var json = JSONText(capacity: 64 + rows.count * 128)
         let contentType: String
         if Self.wantsObject(exchange) {
             guard rows.count == 1 else { throw .store(.notOneRow(rows.count), role: exchange.access.role) }
-            write(rows[0], to: &json)
+            write(rows[0], 0, to: &json)
             contentType = Representation.objectMediaType + "; charset=utf-8"
         } else {
             json.beginArray()
-            for row in rows { write(row, to: &json) }
+            for (index, row) in rows.enumerated() { write(row, index, to: &json) }
             json.endArray()
             contentType = "application/json; charset=utf-8"
         }
         return HTTPResponse(status: status, headers: [("content-type", contentType)], body: Data(json.bytes))
     }
 
+    /// Each embedded resource's value for each row: the related row (or null) through a
+    /// many-to-one key, the related rows (an array) through a one-to-many one.
+    private func embedded(_ table: Table, _ query: RowQuery, _ rows: [StoredRow], _ access: Access) throws(ServerError) -> [[JSONValue]] {
+        var values: [[JSONValue]] = []
+        for embedding in query.embeddings {
+            guard let child = store.tables[embedding.relation] else { throw .rest(400, "PGRST200", "'\(embedding.relation)' is no longer in the schema cache") }
+            let join = embedding.query.join
+            let own = join.map { table.position(of: $0.own)! }
+            let keys = rows.map { row in own.map { row[$0] } }
+            let distinct = Array(Set(keys.filter { !$0.contains(.null) }))
+            var related: [StoredRow] = []
+            // Bounded lists keep each statement under the stores' limits on bound values.
+            for start in stride(from: 0, to: distinct.count, by: 1_000) {
+                let chunk = distinct[start..<min(start + 1_000, distinct.count)]
+                var childQuery = embedding.query
+                let match: RowQuery.Condition = join.count == 1
+                    ? .compare(column: join[0].related, op: .in, operand: .list(chunk.map { $0[0] }))
+                    : .any(chunk.map { key in .all(zip(join, key).map { .compare(column: $0.related, op: .eq, operand: .value($1)) }) })
+                childQuery.condition = childQuery.condition.map { .all([match, $0]) } ?? match
+                childQuery.limit = nil
+                childQuery.offset = nil
+                do { related += try store.select(child, childQuery, as: access, counting: false).rows } catch {
+                    throw .store(error, role: access.role)
+                }
+            }
+            let nested = try embedded(child, embedding.query, related, access)
+            let childOutputs = embedding.query.outputs.isEmpty ? child.columns.map { RowQuery.Output(column: $0.name, key: $0.name) } : embedding.query.outputs
+            let positions = join.map { child.position(of: $0.related)! }
+            var byKey: [[SQLValue]: [Int]] = [:]
+            for (index, row) in related.enumerated() { byKey[positions.map { row[$0] }, default: []].append(index) }
+            values.append(keys.map { key in
+                var matched = byKey[key] ?? []
+                if let offset = embedding.query.offset { matched = Array(matched.dropFirst(offset)) }
+                if let limit = embedding.query.limit { matched = Array(matched.prefix(limit)) }
+                let objects = matched.map { index in
+                    JSONValue.object(Dictionary(childOutputs.map { output in
+                        if let inner = output.embedding { return (output.key, nested[inner][index]) }
+                        let position = child.position(of: output.column)!
+                        return (output.key, child.columns[position].json(related[index][position]))
+                    }, uniquingKeysWith: { first, _ in first }))
+                }
+                return embedding.query.toOne ? objects.first ?? .null : .array(objects)
+            })
+        }
+        return values
+    }
+
     /// A value as Postgres writes it in text (booleans `t` and `f`); nil for NULL.
-    private static func csvText(_ column: Column, _ value: SQLValue) -> String? {
-        switch column.json(value) {
+    private static func csvText(_ value: JSONValue) -> String? {
+        switch value {
         case .null: nil
         case .bool(let flag): flag ? "t" : "f"
         case .string(let text): text

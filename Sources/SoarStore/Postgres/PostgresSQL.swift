@@ -25,6 +25,11 @@ struct PostgresSQL {
         case .all(let members): return "(" + members.map { render($0) }.joined(separator: " AND ") + ")"
         case .any(let members): return "(" + members.map { render($0) }.joined(separator: " OR ") + ")"
         case .not(let member): return "NOT (" + render(member) + ")"
+        case .related(let relation, let join, let condition):
+            // The related table's policies apply to the subquery too: Postgres's own RLS.
+            let on = join.map { "soar_related.\(Self.quote($0.related)) = \(tableName).\(Self.quote($0.own))" }
+            let inner = condition.map { [render($0)] } ?? []
+            return "EXISTS (SELECT 1 FROM public.\(Self.quote(relation)) AS soar_related WHERE " + (on + inner).joined(separator: " AND ") + ")"
         case .compare(let column, let op, let operand):
             let name = Self.quote(column)
             switch (op, operand) {

@@ -159,6 +159,23 @@ extension PostgresStore {
             WHERE n.nspname = 'public' AND i.indisprimary ORDER BY c.relname, k.position
             """)
         for row in keys { schema.relations[row[0] ?? ""]?.primaryKey.append(row[1] ?? "") }
+        let foreign = try connection.query(
+            """
+            SELECT c.conname, rel.relname, CASE WHEN refns.nspname = 'public' THEN ref.relname ELSE refns.nspname || '.' || ref.relname END,
+              (SELECT string_agg(a.attname, ',' ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY AS k(n, i)
+                JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n),
+              (SELECT string_agg(a.attname, ',' ORDER BY k.i) FROM unnest(c.confkey) WITH ORDINALITY AS k(n, i)
+                JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n)
+            FROM pg_constraint c JOIN pg_class rel ON rel.oid = c.conrelid JOIN pg_namespace ns ON ns.oid = rel.relnamespace
+            JOIN pg_class ref ON ref.oid = c.confrelid JOIN pg_namespace refns ON refns.oid = ref.relnamespace
+            WHERE c.contype = 'f' AND ns.nspname = 'public' ORDER BY c.conname
+            """)
+        for row in foreign {
+            let key = ForeignKey(
+                name: row[0] ?? "", columns: (row[3] ?? "").split(separator: ",").map(String.init), referencedRelation: row[2] ?? "",
+                referencedColumns: (row[4] ?? "").split(separator: ",").map(String.init))
+            schema.relations[row[1] ?? ""]?.foreignKeys.append(key)
+        }
         return schema
     }
 

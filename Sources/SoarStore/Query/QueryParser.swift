@@ -1,22 +1,47 @@
 import Foundation
 import SoarCore
+import SoarSchema
 
 /// Reads PostgREST query parameters (`select`, filters, `or`, `order`, `limit`…) into a ``RowQuery``.
 ///
 /// Every column named must be declared; every value is converted to its column's type here.
 public struct QueryParser {
     public let table: Table
+    /// The relations embedded resources may name (`select=*,todos(*)`).
+    public let tables: [String: Table]
 
-    public init(table: Table) { self.table = table }
+    public init(table: Table, tables: [String: Table] = [:]) {
+        self.table = table
+        self.tables = tables
+    }
 
     /// - Throws: ``QueryError`` for syntax PostgREST refuses (PGRST100) and ``StoreError`` for an
     ///   unknown column (42703) or a value of the wrong type (22P02).
     public func parse(_ parameters: [(name: String, value: String)]) throws(QueryError) -> RowQuery {
-        var query = RowQuery()
+        try parse(parameters, into: nil)
+    }
+
+    /// `embedded`: an embedded resource's query as its select list made it, its parameters to add.
+    private func parse(_ parameters: [(name: String, value: String)], into embedded: RowQuery?) throws(QueryError) -> RowQuery {
+        var query = embedded ?? RowQuery()
         var conditions: [RowQuery.Condition] = []
+        // The select list first: filters on embedded resources (`todos.done=eq.true`) name them.
+        if embedded == nil, let select = parameters.last(where: { $0.name == "select" }) {
+            (query.outputs, query.embeddings) = try outputs(select.value)
+        }
+        var nested: [Int: [(name: String, value: String)]] = [:]
         for (name, value) in parameters {
+            if name != "select", let dot = name.firstIndex(of: "."), !name.hasPrefix("not.") {
+                let path = String(name[..<dot])
+                guard let index = query.outputs.first(where: { $0.embedding != nil && $0.key == path })?.embedding else {
+                    throw .rest(400, "PGRST108", "'\(path)' is not an embedded resource in this request",
+                        hint: "Verify that '\(path)' is included in the 'select' query parameter.")
+                }
+                nested[index, default: []].append((String(name[name.index(after: dot)...]), value))
+                continue
+            }
             switch name {
-            case "select": query.outputs = try outputs(value)
+            case "select": continue
             case "order": query.order = try order(value)
             case "limit": query.limit = try count(value, "limit")
             case "offset": query.offset = try count(value, "offset")
@@ -28,6 +53,17 @@ public struct QueryParser {
                 conditions.append(negated ? .not(group) : group)
             default:
                 conditions.append(try filter(column: name, value))
+            }
+        }
+        for index in query.embeddings.indices {
+            let embedding = query.embeddings[index]
+            let child = tables[embedding.relation]!
+            // The embedded resource's own parameters (a select list inside it is its own).
+            let parsed = try QueryParser(table: child, tables: tables).parse(nested[index] ?? [], into: embedding.query)
+            query.embeddings[index].query = parsed
+            // `!inner`: only rows with a related row the caller may read (and that meets its filters).
+            if embedding.inner {
+                conditions.append(.related(relation: embedding.relation, join: parsed.join, condition: parsed.condition))
             }
         }
         if !conditions.isEmpty { query.condition = conditions.count == 1 ? conditions[0] : .all(conditions) }
@@ -47,12 +83,19 @@ public struct QueryParser {
 
     // MARK: select and order
 
-    private func outputs(_ text: String) throws(QueryError) -> [RowQuery.Output] {
+    private func outputs(_ text: String) throws(QueryError) -> ([RowQuery.Output], [RowQuery.Embedding]) {
         var outputs: [RowQuery.Output] = []
+        var embeddings: [RowQuery.Embedding] = []
         for item in try split(text) {
             let part = item.trimmingSpaces
+            if let open = part.firstIndex(of: "("), part.hasSuffix(")") {
+                let embedding = try self.embedding(String(part[..<open]), String(part[part.index(after: open)..<part.index(before: part.endIndex)]), text)
+                outputs.append(RowQuery.Output(column: "", key: embedding.key, embedding: embeddings.count))
+                embeddings.append(embedding.embedding)
+                continue
+            }
             if part.contains("(") || part.contains("->") || part.contains("::") {
-                throw .syntax("failed to parse select parameter (\(text))", details: "embedded resources, JSON paths and casts are not supported: \(part)")
+                throw .syntax("failed to parse select parameter (\(text))", details: "JSON paths and casts are not supported: \(part)")
             }
             if part == "*" {
                 outputs += table.columns.map { RowQuery.Output(column: $0.name, key: $0.name) }
@@ -64,7 +107,49 @@ public struct QueryParser {
             try require(column)
             outputs.append(RowQuery.Output(column: column, key: pieces.first ?? column))
         }
-        return outputs
+        return (outputs, embeddings)
+    }
+
+    /// `alias:relation!hint!inner` and its select list, as an embedded resource.
+    private func embedding(_ head: String, _ inner: String, _ text: String) throws(QueryError) -> (key: String, embedding: RowQuery.Embedding) {
+        let pieces = head.split(separator: ":", maxSplits: 1).map { $0.trimmingSpaces }
+        let target = pieces.last ?? ""
+        var names = target.split(separator: "!").map { $0.trimmingSpaces }
+        let inner_ = names.contains("inner")
+        names.removeAll { $0 == "inner" || $0 == "left" }
+        guard let relation = names.first, !relation.isEmpty, names.count <= 2 else { throw .syntax("failed to parse select parameter (\(text))") }
+        let hint = names.count == 2 ? names[1] : nil
+        guard let child = tables[relation] else { throw Self.noRelationship(table.name, relation) }
+        var query = RowQuery()
+        let parser = QueryParser(table: child, tables: tables)
+        (query.outputs, query.embeddings) = try parser.outputs(inner.trimmingSpaces.isEmpty ? "*" : inner)
+        (query.join, query.toOne) = try relationship(to: child, hint: hint)
+        return (pieces.count == 2 ? pieces[0] : relation, RowQuery.Embedding(relation: relation, hint: hint, inner: inner_, query: query))
+    }
+
+    /// How `child` relates to this table through a foreign key, either way round.
+    ///
+    /// - Throws: PGRST200 for no relationship, PGRST201 (300) for several without a hint.
+    private func relationship(to child: Table, hint: String?) throws(QueryError) -> ([RowQuery.Join], Bool) {
+        func matches(_ key: ForeignKey) -> Bool { hint == nil || key.name == hint || key.columns.contains(hint!) }
+        var found: [([RowQuery.Join], Bool, String)] = []
+        for key in table.relation.foreignKeys where key.referencedRelation == child.name && matches(key) {
+            found.append((zip(key.referencedColumns, key.columns).map { RowQuery.Join(related: $0, own: $1) }, true, key.name))
+        }
+        for key in child.relation.foreignKeys where key.referencedRelation == table.name && matches(key) {
+            found.append((zip(key.columns, key.referencedColumns).map { RowQuery.Join(related: $0, own: $1) }, false, key.name))
+        }
+        guard !found.isEmpty else { throw Self.noRelationship(table.name, child.name) }
+        guard found.count == 1 else {
+            throw .rest(300, "PGRST201", "Could not embed because more than one relationship was found for '\(table.name)' and '\(child.name)'",
+                hint: "Try changing '\(child.name)' to one of the following: \(found.map { "'\(child.name)!\($0.2)'" }.joined(separator: ", ")).")
+        }
+        return (found[0].0, found[0].1)
+    }
+
+    static func noRelationship(_ parent: String, _ child: String) -> QueryError {
+        .rest(400, "PGRST200", "Could not find a relationship between '\(parent)' and '\(child)' in the schema cache",
+            hint: "Perhaps you meant a table that has a foreign key to or from '\(parent)'.")
     }
 
     private func order(_ text: String) throws(QueryError) -> [RowQuery.Order] {
@@ -244,6 +329,8 @@ public struct QueryParser {
 public enum QueryError: Error, Sendable {
     /// PGRST100: the syntax is wrong.
     case syntax(String, details: String? = nil)
+    /// Another of PostgREST's own errors (embedding: PGRST108, PGRST200, PGRST201).
+    case rest(Int, String, String, hint: String? = nil)
     /// A declared-schema failure: unknown column (42703) or a value of the wrong type (22P02).
     case store(StoreError)
 }

@@ -4,14 +4,36 @@
 /// column's type, so a renderer needs no request text: identifiers from the declaration, values
 /// as bound parameters.
 public struct RowQuery: Sendable {
-    /// An output column and the key it is returned under (`alias:column`).
+    /// An output column and the key it is returned under (`alias:column`), or an embedded
+    /// resource (`alias:table(...)`, an index into ``embeddings``).
     public struct Output: Sendable, Equatable {
         public let column: String
         public let key: String
+        public let embedding: Int?
 
-        public init(column: String, key: String) {
+        public init(column: String, key: String, embedding: Int? = nil) {
             self.column = column
             self.key = key
+            self.embedding = embedding
+        }
+    }
+
+    /// A related table read with each row, through a foreign key (PostgREST's resource embedding).
+    public struct Embedding: Sendable {
+        /// The related relation.
+        public let relation: String
+        /// `!hint`: the foreign key's name, or one of its columns, when several relate the two.
+        public let hint: String?
+        /// `!inner`: rows without a related row are left out.
+        public let inner: Bool
+        /// What of it to read: its outputs (embeddings nest), filters, order, limit and offset.
+        public var query: RowQuery
+
+        public init(relation: String, hint: String?, inner: Bool, query: RowQuery) {
+            self.relation = relation
+            self.hint = hint
+            self.inner = inner
+            self.query = query
         }
     }
 
@@ -43,11 +65,17 @@ public struct RowQuery: Sendable {
         case all([Condition])
         case any([Condition])
         case not(Condition)
+        /// A related row the caller may read exists (`!inner`): in `relation`, where each
+        /// `(related, own)` column pair is equal, and meeting `condition`.
+        case related(relation: String, join: [Join], condition: Condition?)
 
         /// How many comparisons it holds, and how deeply it nests.
         var shape: (count: Int, depth: Int) {
             switch self {
             case .compare: return (1, 1)
+            case .related(_, _, let inner):
+                let shape = inner?.shape ?? (count: 0, depth: 0)
+                return (shape.count + 1, shape.depth + 1)
             case .not(let inner): return inner.shape
             case .all(let members), .any(let members):
                 let shapes = members.map(\.shape)
@@ -56,8 +84,22 @@ public struct RowQuery: Sendable {
         }
     }
 
+    /// A column of a related relation equal to one of this relation's.
+    public struct Join: Sendable, Equatable {
+        public let related: String
+        public let own: String
+        public init(related: String, own: String) {
+            self.related = related
+            self.own = own
+        }
+    }
+
     /// Empty means every column (`*`).
     public var outputs: [Output] = []
+    public var embeddings: [Embedding] = []
+    /// For an embedded resource: how its rows meet the parent's, and whether there is at most one.
+    public var join: [Join] = []
+    public var toOne = false
     public var condition: Condition?
     public var order: [Order] = []
     public var limit: Int?

@@ -5,11 +5,14 @@ struct SQLiteSQL {
     let table: Table
     /// The caller's row-level security on it.
     let rules: Table.Rules
+    /// Another relation's rows as the caller may read them (for `!inner` embeddings).
+    let related: (String) -> String
     var parameters: [SQLValue] = []
 
-    init(_ table: Table, _ rules: Table.Rules) {
+    init(_ table: Table, _ rules: Table.Rules, related: @escaping (String) -> String = { Self.quote($0) }) {
         self.table = table
         self.rules = rules
+        self.related = related
     }
 
     static func quote(_ identifier: String) -> String { "\"" + identifier + "\"" }
@@ -46,6 +49,10 @@ struct SQLiteSQL {
         case .all(let members): return "(" + members.map { render($0) }.joined(separator: " AND ") + ")"
         case .any(let members): return "(" + members.map { render($0) }.joined(separator: " OR ") + ")"
         case .not(let member): return "NOT (" + render(member) + ")"
+        case .related(let relation, let join, let condition):
+            let on = join.map { "\"soar_related\".\(Self.quote($0.related)) = \(Self.quote(table.name)).\(Self.quote($0.own))" }
+            let inner = condition.map { [render($0)] } ?? []
+            return "EXISTS (SELECT 1 FROM \(related(relation)) AS \"soar_related\" WHERE " + (on + inner).joined(separator: " AND ") + ")"
         case .compare(let column, let op, let operand):
             let name = Self.quote(column)
             switch (op, operand) {

@@ -9,7 +9,10 @@ extension SQLiteStore {
     public var tables: [String: Table] { schema.withLock { $0 } }
 
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
-        var sql = SQLiteSQL(table, try require(.select, on: table, access))
+        let tables = self.tables
+        var sql = SQLiteSQL(table, try require(.select, on: table, access)) { name in
+            (try? tables[name]?.rules(for: access).rows) ?? "(SELECT * FROM \(SQLiteSQL.quote(name)) WHERE 0)"
+        }
         let filter = sql.whereClause(query.condition, .select)
         let filterParameters = sql.parameters
         var text = "SELECT \(sql.allColumns) FROM \(sql.source)\(filter)\(sql.orderClause(query.order))"

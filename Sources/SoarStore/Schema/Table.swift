@@ -13,6 +13,8 @@ public struct Table: Sendable {
         public let checks: [Policy.Command: String]
         /// What a query reads the relation as (a `security_invoker` view's query, resolved).
         public let source: String
+        /// Its rows as the role may read them, for a subquery (`(SELECT * ... WHERE policies)`).
+        public let rows: String
     }
 
     public let name: String
@@ -58,7 +60,7 @@ public struct Table: Sendable {
             }
             let invoker = schema.relation(name).map { $0.isView && $0.securityInvoker } ?? false
             let source = invoker ? (try schema.source(name, role: role)) + " AS \"\(name)\"" : "\"\(name)\""
-            return Rules(filters: filters, checks: checks, source: source)
+            return Rules(filters: filters, checks: checks, source: source, rows: try schema.source(name, role: role))
         } catch {
             throw StoreError(code: "42P17", message: "infinite recursion detected in policy for relation \"\(error.relation)\"")
         }
