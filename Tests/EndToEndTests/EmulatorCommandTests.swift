@@ -3,7 +3,7 @@ import SoarTesting
 import Testing
 
 /// `soar apns-emulator` and `soar keys generate` as a user runs them.
-@Suite struct EmulatorCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct EmulatorCommandTests {
     @Test func keysGenerateThenEmulatorTrustsThatKeyAndLogsDeliveries() throws {
         let dir = TemporaryDirectory("soar-e2e")
         let keys = try ProcessRunner.run(SoarBinary.path, ["keys", "generate", "--out", dir.path, "--key-id", "ABCDE12345", "--team-id", "TEAMTEAM01"])

@@ -4,7 +4,7 @@ import Testing
 
 /// A send-push that a SIGKILL interrupts, under injected faults, finishes after a restart: every
 /// token ends with exactly one outcome and the emulator received every delivered one.
-@Suite struct PushDurabilityTests {
+@Suite(.timeLimit(.minutes(5))) struct PushDurabilityTests {
     @Test func aSendKilledMidwayFinishesAfterARestartWithOneOutcomePerToken() throws {
         let dir = TemporaryDirectory("soar-durability")
         let emulator = try EmulatorProcess(directory: dir.path + "/emu", [

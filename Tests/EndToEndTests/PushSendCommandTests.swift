@@ -3,7 +3,7 @@ import SoarTesting
 import Testing
 
 /// `soar push send` as a user runs it, against the emulator.
-@Suite struct PushSendCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct PushSendCommandTests {
     func environment(_ fixture: EmulatorFixture) -> [String: String] {
         [
             "APNS_URL": fixture.url, "APNS_CA_FILE": fixture.caFile, "APNS_TEAM_ID": fixture.teamID, "APNS_KEY_ID": fixture.keyID,

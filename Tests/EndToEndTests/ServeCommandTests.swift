@@ -3,7 +3,7 @@ import SoarTesting
 import Testing
 
 /// `soar serve` and `soar migrate` as a user runs them, driven by the PyPI supabase client.
-@Suite struct ServeCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ServeCommandTests {
     /// Starts `soar serve` on a free port; returns the process, URL and anon key from its banner.
     func serve(_ dir: TemporaryDirectory, _ extra: [String] = [], environment: [String: String] = [:]) throws -> (BackgroundProcess, String, String) {
         let store = try TestDatabase(directory: dir.path)

@@ -8,7 +8,7 @@ import Testing
 @testable import SoarAPNs
 
 /// SoarAPNs over real HTTP/2 + TLS against the emulator.
-@Suite struct APNsIntegrationTests {
+@Suite(.timeLimit(.minutes(5))) struct APNsIntegrationTests {
     static func client(_ fixture: EmulatorFixture, now: @escaping @Sendable () -> Date = { Date() }, retry: RetryPolicy = RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(1), maxDelay: .milliseconds(20))) throws -> APNsClient {
         var configuration = APNsConfiguration(
             credentials: .token(teamID: fixture.teamID, keyID: fixture.keyID, key: fixture.key),
@@ -173,7 +173,7 @@ import Testing
 }
 
 /// Idle connections are checked with HTTP/2 PING and stay usable.
-@Suite struct APNsPingTests {
+@Suite(.timeLimit(.minutes(5))) struct APNsPingTests {
     @Test func idleConnectionsArePingedAndKeptOpen() async throws {
         let fixture = try EmulatorFixture()
         var configuration = APNsConfiguration(

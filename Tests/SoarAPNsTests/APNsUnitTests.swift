@@ -9,7 +9,7 @@ import Testing
 
 let token = "0a" + String(repeating: "1b", count: 31)
 
-@Suite struct ProviderTokenTests {
+@Suite(.timeLimit(.minutes(5))) struct ProviderTokenTests {
     final class Wall: Sendable {
         let time = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
         var now: Date { time.withLock { $0 } }
@@ -53,7 +53,7 @@ let token = "0a" + String(repeating: "1b", count: 31)
     }
 }
 
-@Suite struct RequestBuildingTests {
+@Suite(.timeLimit(.minutes(5))) struct RequestBuildingTests {
     @Test func headersAndPath() throws {
         let id = UUID()
         let notification = APNsNotification(token: token.uppercased(), payload: .alert(title: "T", body: "B"), priority: .immediate, expiration: Date(timeIntervalSince1970: 1_900_000_000), collapseID: "score", apnsID: id)
@@ -111,7 +111,7 @@ let token = "0a" + String(repeating: "1b", count: 31)
     }
 }
 
-@Suite struct OutcomeMappingTests {
+@Suite(.timeLimit(.minutes(5))) struct OutcomeMappingTests {
     @Test func delivered() {
         #expect(ResponseMapping.outcome(status: 200, headers: [("apns-id", "a"), ("apns-unique-id", "u")], body: Data(), apnsID: "x", attempts: 1) == .delivered(apnsID: "a", uniqueID: "u"))
     }
@@ -183,7 +183,7 @@ final class ScriptedTransport: Transport, @unchecked Sendable {
     func shutdown() {}
 }
 
-@Suite struct RetryTests {
+@Suite(.timeLimit(.minutes(5))) struct RetryTests {
     static func client(_ transport: ScriptedTransport, clock: ImmediateClock, retry: RetryPolicy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(100), maxDelay: .seconds(1))) throws -> APNsClient {
         var configuration = APNsConfiguration(credentials: .token(teamID: "T", keyID: "K", key: try P256Key.generate()), environment: .custom(url: "https://apns.test"), bundleID: "com.app")
         configuration.retry = retry

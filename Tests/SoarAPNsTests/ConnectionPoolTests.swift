@@ -4,7 +4,7 @@ import Testing
 @testable import SoarAPNs
 
 /// The pooling state machine, driven by hand: no sockets, no clock.
-@Suite struct ConnectionPoolTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectionPoolTests {
     typealias Action = ConnectionPool.Action
     static let addressA = ResolvedAddress(family: 2, bytes: [1])
     static let addressB = ResolvedAddress(family: 2, bytes: [2])

@@ -10,7 +10,7 @@ import Testing
 @testable import SoarAPNs
 
 /// The base URL the transport connects to.
-@Suite struct EndpointTests {
+@Suite(.timeLimit(.minutes(5))) struct EndpointTests {
     @Test func readsSchemeHostAndPort() {
         let apple = Endpoint(baseURL: "https://api.push.apple.com")
         #expect(apple?.tls == true && apple?.port == 443 && apple?.authority == "api.push.apple.com:443")
@@ -29,7 +29,7 @@ import Testing
 }
 
 /// The nghttp2 transport against the emulator: TLS checks, cleartext, IPv6, limits and timeouts.
-@Suite struct TransportTests {
+@Suite(.timeLimit(.minutes(5))) struct TransportTests {
     static func client(_ fixture: EmulatorFixture, url: String? = nil, caFile: String? = nil, configure: (inout APNsConfiguration) -> Void = { _ in }) throws -> APNsClient {
         var configuration = APNsConfiguration(
             credentials: .token(teamID: fixture.teamID, keyID: fixture.keyID, key: fixture.key),
@@ -198,7 +198,7 @@ import Testing
 }
 
 /// A write to a closed socket on an event-loop thread fails with EPIPE instead of killing the process.
-@Suite struct BrokenPipeTests {
+@Suite(.timeLimit(.minutes(5))) struct BrokenPipeTests {
     @Test func aWriteToAClosedPeerFailsWithEPIPE() async {
         let result: (Int, Int32) = await withCheckedContinuation { continuation in
             Thread {

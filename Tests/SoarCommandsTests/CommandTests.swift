@@ -25,7 +25,7 @@ func temporaryFile(_ name: String, _ contents: String) throws -> String {
     return url.path
 }
 
-@Suite struct RouteCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct RouteCommandTests {
     @Test func printsTheBrandHubRoute() async {
         let cli = RecordingConsole()
         #expect(await cli.run("route", "/brands/abc123/hub") == 0)
@@ -61,7 +61,7 @@ func temporaryFile(_ name: String, _ contents: String) throws -> String {
     }
 }
 
-@Suite struct PayloadValidateCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct PayloadValidateCommandTests {
     @Test func acceptsASimulatorFileAndShowsTheRoute() async throws {
         let path = try temporaryFile("push.apns", """
             {"Simulator Target Bundle":"com.soarstarter.SoarStarterSwift","aps":{"alert":{"title":"Test","body":"Test notification"}},"target_url":"/brands/123/hub","kind":"early_viral_alert"}
@@ -110,7 +110,7 @@ func temporaryFile(_ name: String, _ contents: String) throws -> String {
     }
 }
 
-@Suite struct HelpTests {
+@Suite(.timeLimit(.minutes(5))) struct HelpTests {
     @Test func everyCommandHasHelp() async {
         for command in SoarCLI.commands {
             let cli = RecordingConsole()
@@ -130,7 +130,7 @@ func temporaryFile(_ name: String, _ contents: String) throws -> String {
     }
 }
 
-@Suite struct SimulateCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct SimulateCommandTests {
     @Test func aSimulatorFileIsPresentedKeptAndRoutedOnTap() async throws {
         let path = try temporaryFile("push.apns", """
             {"Simulator Target Bundle":"com.soarstarter.SoarStarterSwift","aps":{"alert":{"title":"Test","body":"Test notification"}},"target_url":"/brands/123/hub","kind":"early_viral_alert"}

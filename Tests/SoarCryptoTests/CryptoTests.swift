@@ -3,7 +3,7 @@ import Testing
 
 @testable import SoarCrypto
 
-@Suite struct P256KeyTests {
+@Suite(.timeLimit(.minutes(5))) struct P256KeyTests {
     @Test func anEncryptedKeyOpensWithItsPassphraseAndFailsClearlyWithoutNeverPrompting() throws {
         let key = try P256Key.generate()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soar-p8-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
@@ -95,7 +95,7 @@ import Testing
     }
 }
 
-@Suite struct JWTTests {
+@Suite(.timeLimit(.minutes(5))) struct JWTTests {
     @Test func es256RoundTrip() throws {
         let key = try P256Key.generate()
         let token = try JWT(header: ["kid": "ABC123DEFG"], claims: ["iss": "TEAM123456", "iat": 1_700_000_000]).signed(with: key)
@@ -138,7 +138,7 @@ import Testing
     }
 }
 
-@Suite struct CertificateAuthorityTests {
+@Suite(.timeLimit(.minutes(5))) struct CertificateAuthorityTests {
     /// `openssl verify` accepts the chain and the server certificate names 127.0.0.1.
     @Test func issuesAServerCertificateOpenSSLAccepts() throws {
         let ca = try CertificateAuthority.generate(commonName: "Soar test CA")

@@ -5,7 +5,7 @@ import Testing
 @testable import SoarEmulator
 
 /// The control plane's answers to wrong methods, bad tokens and bad bodies.
-@Suite struct ControlAPITests {
+@Suite(.timeLimit(.minutes(5))) struct ControlAPITests {
     let state = EmulatorState()
     var api: ControlAPI { ControlAPI(state: state, now: { Date(timeIntervalSince1970: 1000) }, onAcceptingChange: { _ in }) }
 

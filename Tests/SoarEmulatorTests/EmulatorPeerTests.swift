@@ -6,7 +6,7 @@ import Testing
 
 /// The emulator against clients the project did not write: h2load, aioapns, and raw
 /// misbehaving HTTP/2 clients; after each, it still serves others.
-@Suite struct EmulatorPeerTests {
+@Suite(.timeLimit(.minutes(5))) struct EmulatorPeerTests {
     static let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Peers").path
 
     @Test func h2loadGetsEveryAnswer() throws {
@@ -53,7 +53,7 @@ import Testing
 }
 
 /// Faults on demand, set through the control API and observed with curl.
-@Suite struct EmulatorFaultTests {
+@Suite(.timeLimit(.minutes(5))) struct EmulatorFaultTests {
     @Test func failsEveryNthRequest() throws {
         let fixture = try EmulatorFixture()
         _ = try fixture.control("POST", "/faults", body: #"{"status":503,"every":2}"#)

@@ -7,7 +7,7 @@ import Testing
 @testable import SoarEmulator
 
 /// The emulator over real HTTP/2 + TLS, driven by curl.
-@Suite struct EmulatorWireTests {
+@Suite(.timeLimit(.minutes(5))) struct EmulatorWireTests {
     @Test func acceptsAndRecordsADelivery() throws {
         let fixture = try EmulatorFixture()
         let id = "6f1c5e1e-98b4-4c43-9a1a-2b5f1f0a8d11"

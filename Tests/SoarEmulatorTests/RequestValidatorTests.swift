@@ -14,7 +14,7 @@ final class ManualWallClock: Sendable {
     func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
 }
 
-@Suite struct RequestValidatorTests {
+@Suite(.timeLimit(.minutes(5))) struct RequestValidatorTests {
     let clock = ManualWallClock()
     let key: P256Key
     let state: EmulatorState
@@ -169,7 +169,7 @@ final class ManualWallClock: Sendable {
     }
 }
 
-@Suite struct FaultsTests {
+@Suite(.timeLimit(.minutes(5))) struct FaultsTests {
     @Test func appliesAndRejectsControlBodies() throws {
         var faults = Faults()
         try faults.apply(["status": 503, "every": 10, "latency_ms": 5, "goaway_after": 100, "drop_after": 7, "accept": false])

@@ -13,7 +13,7 @@ private final class IdleDriver: EventLoopDriver {
 }
 
 /// The loop's promise: a task handed in runs, or the caller is told it will not.
-@Suite struct EventLoopTests {
+@Suite(.timeLimit(.minutes(5))) struct EventLoopTests {
     @Test func aTaskQueuedFromTheLoopsOwnThreadRunsWhileTheLoopIsIdle() async {
         // The reported hang: a completion on the loop queues the next request; nothing else wakes it.
         let loop = try! EventLoop(name: "test-loop", driver: IdleDriver())

@@ -2,7 +2,7 @@ import Testing
 
 @testable import SoarHTTP2
 
-@Suite struct HeaderNameTests {
+@Suite(.timeLimit(.minutes(5))) struct HeaderNameTests {
     func bytes(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         Array(text.utf8).withUnsafeBufferPointer(body)
     }

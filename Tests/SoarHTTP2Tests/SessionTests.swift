@@ -23,7 +23,7 @@ private final class ServerEvents: H2ServerSessionDelegate {
 }
 
 /// A client and a server session on the two ends of a socket pair, moved along by hand.
-@Suite struct SessionTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionTests {
     @Test func afterTheServersGoawayANewRequestIsRefusedAtOnceInsteadOfQueuedAndThenReset() throws {
         // nghttp2 would take it and then refuse its stream while sending; a caller that puts every
         // refused request straight back on the same connection then loops.

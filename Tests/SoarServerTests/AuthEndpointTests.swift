@@ -4,7 +4,7 @@ import SoarTesting
 import Testing
 
 /// The GoTrue subset: sessions as supabase clients parse them, GoTrue's errors, refresh rotation, sign-out.
-@Suite struct AuthEndpointTests {
+@Suite(.timeLimit(.minutes(5))) struct AuthEndpointTests {
     let fixture: ServerFixture
     let time = ManualTime(Date())
 

@@ -4,7 +4,7 @@ import SoarTesting
 import Testing
 
 /// Device tokens: the data API's upsert and seed 001's endpoint share one row and one set of rules.
-@Suite struct DeviceRegistrationTests {
+@Suite(.timeLimit(.minutes(5))) struct DeviceRegistrationTests {
     let fixture: ServerFixture
     init() throws { fixture = try ServerFixture() }
 

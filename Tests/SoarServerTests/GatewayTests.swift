@@ -5,7 +5,7 @@ import SoarTesting
 import Testing
 
 /// API keys and JWTs: every forged, broken or stale token is refused, never a 500.
-@Suite struct GatewayTests {
+@Suite(.timeLimit(.minutes(5))) struct GatewayTests {
     let fixture: ServerFixture
     let time = ManualTime(Date())
 

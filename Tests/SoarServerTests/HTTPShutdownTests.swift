@@ -11,7 +11,7 @@ import Testing
 
 /// Stopping the HTTP server: a request in flight finishes, one that starts meanwhile is answered
 /// 503, and nothing aborts the process (as libmicrohttpd's own quiesce could with a thread pool).
-@Suite struct HTTPShutdownTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPShutdownTests {
     func get(_ url: String) async throws -> (status: Int, body: String) {
         let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: url)))
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))

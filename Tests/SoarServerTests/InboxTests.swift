@@ -6,7 +6,7 @@ import Testing
 
 /// The server-side inbox: one row per notification per user, its id in the payload, readable and
 /// markable by its owner only, capped, counted as opens and as the unread badge.
-@Suite struct InboxTests {
+@Suite(.timeLimit(.minutes(5))) struct InboxTests {
     static let token = String(repeating: "9a", count: 32)
     static let other = String(repeating: "9b", count: 32)
 

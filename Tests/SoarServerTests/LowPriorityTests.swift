@@ -5,7 +5,7 @@ import Testing
 
 /// `LowPriority`, which send-push stores its sends with: the work runs on a thread of its own with
 /// a higher nice value, and hands back what it returned or threw.
-@Suite struct LowPriorityTests {
+@Suite(.timeLimit(.minutes(5))) struct LowPriorityTests {
     static func niceness() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
 
     @Test func theWorkRunsNicerAndTheCallerKeepsItsPriority() {

@@ -4,7 +4,7 @@ import Testing
 @testable import SoarPush
 
 /// A send reaches each token once: a device that changed hands goes out as its latest registration's.
-@Suite struct OnePerTokenTests {
+@Suite(.timeLimit(.minutes(5))) struct OnePerTokenTests {
     func device(_ user: String, _ token: String, _ updatedAt: String) -> Device {
         Device(userID: user, token: token, environment: nil, bundleID: nil, updatedAt: updatedAt)
     }

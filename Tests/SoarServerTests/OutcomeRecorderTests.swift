@@ -6,7 +6,7 @@ import Testing
 @testable import SoarPush
 
 /// Outcomes survive a store that fails for a while: dropped, their jobs would be sent twice.
-@Suite struct OutcomeRecorderTests {
+@Suite(.timeLimit(.minutes(5))) struct OutcomeRecorderTests {
     static let results = [PushJobResult(jobID: 1, delivered: true, reason: nil, environment: "sandbox", removed: false)]
 
     @Test func aStoreThatComesBackTakesTheOutcomesAfterItsPauses() async {

@@ -4,7 +4,7 @@ import SoarTesting
 import Testing
 
 /// The PostgREST subset: reads, writes, preferences, and ownership that no query shape gets around.
-@Suite struct RestEndpointTests {
+@Suite(.timeLimit(.minutes(5))) struct RestEndpointTests {
     let fixture: ServerFixture
 
     init() throws { fixture = try ServerFixture() }

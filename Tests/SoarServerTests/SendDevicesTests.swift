@@ -7,7 +7,7 @@ import Testing
 @testable import SoarPush
 
 /// A send to everyone reads devices a page at a time, and a user's devices never straddle two pages.
-@Suite struct SendDevicesTests {
+@Suite(.timeLimit(.minutes(5))) struct SendDevicesTests {
     let directory = TemporaryDirectory("soar-send-devices")
 
     func token(_ n: Int) -> String { String(format: "%064x", n) }

@@ -5,7 +5,7 @@ import SoarTesting
 import Testing
 
 /// `send-push` for the service role: stored first (202), delivered in the background, counted.
-@Suite struct SendPushTests {
+@Suite(.timeLimit(.minutes(5))) struct SendPushTests {
     static func token(_ n: Int) -> String { String(format: "%04x", n) + String(repeating: "cd", count: 30) }
 
     /// Signs up `count` users with one registered token each; returns their ids in order.

@@ -4,7 +4,7 @@ import SoarTesting
 import Testing
 
 /// Health, metrics, CORS, limits and logs.
-@Suite struct ServerBasicsTests {
+@Suite(.timeLimit(.minutes(5))) struct ServerBasicsTests {
     @Test func healthAndMetrics() async throws {
         let fixture = try ServerFixture()
         let health = try await fixture.call("GET", "/health", headers: ["apikey": ""])

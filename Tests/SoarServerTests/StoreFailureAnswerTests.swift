@@ -6,7 +6,7 @@ import Testing
 @testable import SoarServer
 
 /// What a client sees when the store is down: a 503 it retries, without the store's own words.
-@Suite struct StoreFailureAnswerTests {
+@Suite(.timeLimit(.minutes(5))) struct StoreFailureAnswerTests {
     static let down = StoreError.unavailable("cannot connect to Postgres: connection to server at \"10.0.0.5\", port 5432 failed: role \"app\"")
 
     @Test func theDataAPIAnswers503WithoutHostsOrRoles() {

@@ -6,7 +6,7 @@ import Testing
 
 /// `send-test-push` against the APNs emulator: the caller's own devices only, dead tokens
 /// removed as APNs says, and a safe no-op answer when APNs is not configured.
-@Suite struct TestPushTests {
+@Suite(.timeLimit(.minutes(5))) struct TestPushTests {
     static func token(_ n: Int) -> String { String(format: "%02x", n) + String(repeating: "ab", count: 31) }
 
     /// Registers `tokens` for a new user through the data API, as the seed's registrar does.

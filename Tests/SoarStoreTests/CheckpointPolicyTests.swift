@@ -2,7 +2,7 @@
 import Testing
 
 /// When the WAL is copied and by whom, commit by commit (no I/O).
-@Suite struct CheckpointPolicyTests {
+@Suite(.timeLimit(.minutes(5))) struct CheckpointPolicyTests {
     var policy = CheckpointPolicy(limit: 10_000)
 
     @Test mutating func underTheLimitACheckpointWaitsForTheWriterToGoQuiet() {

@@ -2,7 +2,7 @@ import SoarStore
 import Testing
 
 /// What messages and the start-up banner show of a Postgres connection string: never its password.
-@Suite struct DatabaseURLTests {
+@Suite(.timeLimit(.minutes(5))) struct DatabaseURLTests {
     @Test(arguments: [
         ("postgres://app:S3cret!@db:5432/soar", "postgres://app:***@db:5432/soar"),
         ("postgres://app@db/soar?password=S3cret!&sslmode=require", "postgres://app@db/soar?password=***&sslmode=require"),

@@ -4,7 +4,7 @@ import Testing
 @testable import SoarStore
 
 /// SQLite's claims in memory: a claim ends when every job it took has, whatever else its range spans.
-@Suite struct JobClaimsTests {
+@Suite(.timeLimit(.minutes(5))) struct JobClaimsTests {
     let later = Date(timeIntervalSince1970: 1_000)
 
     @Test func aClaimCountsOnlyTheJobsItTook() {

@@ -6,7 +6,7 @@ import SoarTesting
 import Testing
 
 /// Sends and their jobs: outcomes recorded once, counts kept, partly stored sends closed.
-@Suite struct PushJobStoreTests {
+@Suite(.timeLimit(.minutes(5))) struct PushJobStoreTests {
     let directory = TemporaryDirectory("soar-push-store")
 
     func job(_ n: Int) -> NewPushJob {

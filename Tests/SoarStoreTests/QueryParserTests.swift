@@ -3,7 +3,7 @@ import SoarStore
 import Testing
 
 /// PostgREST query strings into the query model: columns checked, values typed.
-@Suite struct QueryParserTests {
+@Suite(.timeLimit(.minutes(5))) struct QueryParserTests {
     let parser = QueryParser(table: StarterTables.todos)
 
     func parse(_ pairs: [(String, String)]) throws(QueryError) -> RowQuery {

@@ -6,7 +6,7 @@ import SoarTesting
 import Testing
 
 /// The SQLite store: migrations, ownership without RLS, constraints as Postgres codes, refresh rotation.
-@Suite struct SQLiteStoreTests {
+@Suite(.timeLimit(.minutes(5))) struct SQLiteStoreTests {
     let directory = TemporaryDirectory("soar-store")
     let time = ManualTime()
     var path: String { directory.path + "/test.db" }

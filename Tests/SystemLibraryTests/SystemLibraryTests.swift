@@ -6,7 +6,7 @@ import CSQLite
 import Testing
 
 /// Each C library links and reports a version, so a broken install fails here first.
-@Suite struct SystemLibraryTests {
+@Suite(.timeLimit(.minutes(5))) struct SystemLibraryTests {
     @Test func versions() throws {
         #expect(nghttp2_version(0).pointee.version_num > 0)
         #expect(OpenSSL_version_num() >= 0x3000_0000)

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct AppErrorTests {
+@Suite(.timeLimit(.minutes(5))) struct AppErrorTests {
     @Test(arguments: [
         (401, AppError.Code.authentication), (403, .authentication), (404, .notFound), (429, .rateLimited),
         (400, .validation), (409, .validation), (422, .validation), (408, .network), (500, .unknown), (503, .unknown),
@@ -49,7 +49,7 @@ import Testing
     }
 }
 
-@Suite struct AppResultAndUiStateTests {
+@Suite(.timeLimit(.minutes(5))) struct AppResultAndUiStateTests {
     @Test func catchingMapsErrors() async {
         let ok = await AppResult { 5 }
         #expect(ok == .success(5))
@@ -69,7 +69,7 @@ import Testing
     }
 }
 
-@Suite struct ErrorTextTests {
+@Suite(.timeLimit(.minutes(5))) struct ErrorTextTests {
     @Test func fileErrorsReadAsTheSystemsReasonNotFoundationsDomainDump() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soar-errortext-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

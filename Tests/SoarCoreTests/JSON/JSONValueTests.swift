@@ -3,7 +3,7 @@ import Testing
 
 @testable import SoarCore
 
-@Suite struct JSONValueTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONValueTests {
     @Test func keepsIntegersAndFractionsApart() throws {
         let text = #"{"a":1,"b":1.5,"c":true,"d":null,"e":["x",2],"f":{"g":"h"}}"#
         let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
@@ -49,7 +49,7 @@ import Testing
     }
 }
 
-@Suite struct TimestampTests {
+@Suite(.timeLimit(.minutes(5))) struct TimestampTests {
     @Test(arguments: [
         ("2024-05-01T12:30:00Z", 1_714_566_600.0),
         ("2024-05-01T12:30:00.250Z", 1_714_566_600.25),

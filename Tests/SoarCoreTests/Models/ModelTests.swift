@@ -3,7 +3,7 @@ import Testing
 
 @testable import SoarCore
 
-@Suite struct ModelTests {
+@Suite(.timeLimit(.minutes(5))) struct ModelTests {
     @Test func todoFromPostgREST() throws {
         let json = """
             [{"id":"6f1c5e1e-98b4-4c43-9a1a-2b5f1f0a8d11","user_id":"0b7c2a52-1111-4d7e-8c3e-3f6a1b2c3d4e",\

@@ -3,7 +3,7 @@ import Testing
 
 @testable import SoarCore
 
-@Suite struct PayloadTests {
+@Suite(.timeLimit(.minutes(5))) struct PayloadTests {
     /// Every documented key of `aps`, plus custom keys, in one document.
     static let everything = """
         {"aps":{"alert":{"title":"T","subtitle":"S","body":"B","launch-image":"L.png","title-loc-key":"TK",\
@@ -107,7 +107,7 @@ import Testing
     }
 }
 
-@Suite struct PushTypeTests {
+@Suite(.timeLimit(.minutes(5))) struct PushTypeTests {
     @Test func topicSuffixes() {
         let bundle = "com.soarstarter.App"
         let expected: [PushType: String] = [

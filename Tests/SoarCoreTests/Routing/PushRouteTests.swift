@@ -3,7 +3,7 @@ import Testing
 
 @testable import SoarCore
 
-@Suite struct PushRouteTests {
+@Suite(.timeLimit(.minutes(5))) struct PushRouteTests {
     /// Every route of both tables, with its canonical path.
     static let table: [(PushRoute, String)] = [
         (.home, "/home"), (.todos, "/todos"), (.todo(id: "42"), "/todos/42"), (.profile, "/profile"), (.me, "/me"),

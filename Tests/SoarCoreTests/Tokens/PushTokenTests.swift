@@ -3,7 +3,7 @@ import Testing
 
 @testable import SoarCore
 
-@Suite struct PushTokenTests {
+@Suite(.timeLimit(.minutes(5))) struct PushTokenTests {
     @Test func bytesToLowercaseHexAndBack() throws {
         let bytes = Data((0...255).map { UInt8($0) })
         let token = try PushToken(bytes: bytes)

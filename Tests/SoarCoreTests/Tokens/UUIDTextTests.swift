@@ -3,7 +3,7 @@ import SoarCore
 import Testing
 
 /// UUIDs as text: written lowercase, read back in either case, anything else refused.
-@Suite struct UUIDTextTests {
+@Suite(.timeLimit(.minutes(5))) struct UUIDTextTests {
     @Test func textReadsBackToTheSameUUIDInEitherCase() {
         for _ in 0..<100 {
             let uuid = RandomUUID.make()
