@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting", "SoarClient", "SoarStore", "SoarMigrations"]),
         .testTarget(name: "SoarClientTests", dependencies: ["SoarClient", "SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
-        .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting"]),
+        .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",
