@@ -70,7 +70,7 @@ public struct RowQuery: Sendable {
         case related(relation: String, join: [Join], condition: Condition?)
 
         /// How many comparisons it holds, and how deeply it nests.
-        var shape: (count: Int, depth: Int) {
+        public var shape: (count: Int, depth: Int) {
             switch self {
             case .compare: return (1, 1)
             case .related(_, _, let inner):

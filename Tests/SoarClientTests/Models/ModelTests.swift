@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import SoarCore
+import SoarCore
+@testable import SoarClient
 
 @Suite(.timeLimit(.minutes(5))) struct ModelTests {
     @Test func todoFromPostgREST() throws {

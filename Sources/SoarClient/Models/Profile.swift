@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 /// A row of `profiles`, whose `id` is the owner's user id; every descriptive field may be null.
 public struct Profile: Codable, Hashable, Identifiable, Sendable {

@@ -1,4 +1,5 @@
 import SoarTesting
+@testable import SoarServer
 import SoarStore
 import Testing
 

@@ -1,23 +1,24 @@
 import Foundation
 import SoarCore
 import SoarSchema
+import SoarStore
 
 /// Reads PostgREST query parameters (`select`, filters, `or`, `order`, `limit`…) into a ``RowQuery``.
 ///
 /// Every column named must be declared; every value is converted to its column's type here.
-public struct QueryParser {
-    public let table: Table
+struct QueryParser {
+    let table: Table
     /// The relations embedded resources may name (`select=*,todos(*)`).
-    public let tables: [String: Table]
+    let tables: [String: Table]
 
-    public init(table: Table, tables: [String: Table] = [:]) {
+    init(table: Table, tables: [String: Table] = [:]) {
         self.table = table
         self.tables = tables
     }
 
     /// - Throws: ``QueryError`` for syntax PostgREST refuses (PGRST100) and ``StoreError`` for an
     ///   unknown column (42703) or a value of the wrong type (22P02).
-    public func parse(_ parameters: [(name: String, value: String)]) throws(QueryError) -> RowQuery {
+    func parse(_ parameters: [(name: String, value: String)]) throws(QueryError) -> RowQuery {
         try parse(parameters, into: nil)
     }
 
@@ -326,7 +327,7 @@ public struct QueryParser {
 }
 
 /// Why a query string cannot be read.
-public enum QueryError: Error, Sendable {
+enum QueryError: Error, Sendable {
     /// PGRST100: the syntax is wrong.
     case syntax(String, details: String? = nil)
     /// Another of PostgREST's own errors (embedding: PGRST108, PGRST200, PGRST201).

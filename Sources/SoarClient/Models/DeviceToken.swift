@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 /// A row of `device_tokens`: one device of one user, keyed by `(user_id, token)`.
 public struct DeviceToken: Codable, Hashable, Identifiable, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 /// A row of `todos`, owned by `user_id`.
 public struct Todo: Codable, Hashable, Identifiable, Sendable {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import SoarCore
+import SoarCore
+@testable import SoarClient
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

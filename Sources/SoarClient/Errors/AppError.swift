@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 /// An error as the app shows it: a typed code, a message fit for the user, and the original error.
 ///
