@@ -32,6 +32,7 @@ public enum Migrations {
         File(name: "0003_push_queue.sql", bytes: PackageResources._003_push_queue_sql),
         File(name: "0004_device_tokens_lowercase.sql", bytes: PackageResources._004_device_tokens_lowercase_sql),
         File(name: "0005_default_privileges.sql", bytes: PackageResources._005_default_privileges_sql),
+        File(name: "0006_extensions_schema.sql", bytes: PackageResources._006_extensions_schema_sql),
     ]
 }
 

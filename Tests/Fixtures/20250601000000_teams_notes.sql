@@ -63,6 +63,16 @@ create function public.notes_of_kind(wanted public.note_kind, newest_first boole
     order by case when newest_first then -id else id end
   $$;
 
+-- A file may hold its own transaction control; it runs inside the migration's own transaction.
+begin;
+-- No arguments, a negative literal.
+create function public.answer() returns int language sql immutable as $$ select -42 $$;
+-- Security definer: every note, whoever asks; not for anon.
+create function public.all_note_count() returns bigint
+  language sql stable security definer as $$ select count(*) from public.notes $$;
+revoke execute on function public.all_note_count() from anon, public;
+commit;
+
 create table public.audit (
   id bigint generated always as identity primary key,
   what text not null

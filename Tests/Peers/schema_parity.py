@@ -126,6 +126,9 @@ step("rpc: the same count for carol", lambda: carol.rpc("team_note_count", {"tea
 step("rpc: rows of a table", lambda: bob.rpc("notes_of_kind", {"wanted": "task"}).execute(), lambda line: [row["body"] for row in rows(line)] == ["keep"])
 step("rpc: a default argument given", lambda: alice.rpc("notes_of_kind", {"wanted": "idea", "newest_first": True}).execute(),
      lambda line: [row["body"] for row in rows(line)] == ["shipped"])
+step("rpc: no arguments, a negative literal", lambda: carol.rpc("answer", {}).execute(), lambda line: rows(line) == -42)
+step("rpc: security definer reads past carol's policies", lambda: carol.rpc("all_note_count", {}).execute(), lambda line: rows(line) == 2)
+step("rpc: execute revoked from anon", lambda: create_client(url, anon).rpc("all_note_count", {}).execute(), error("42501"))
 step("rpc: an unknown function", lambda: alice.rpc("nope", {}).execute(), error("PGRST202"))
 step("rpc: an unknown argument", lambda: alice.rpc("team_note_count", {"squad": red}).execute(), error("PGRST202"))
 step("a table nobody is granted", lambda: alice.table("audit").select("*").execute(), error("42501"))

@@ -106,4 +106,43 @@ struct SQLiteTranslatorTests {
         #expect(try schema.source("mine", role: "authenticated").contains(#"FROM (SELECT * FROM "notes" WHERE"#))
         #expect(try schema.source("everyone", role: "authenticated") == #""everyone""#)
     }
+
+    @Test func negativeAndZeroIntegersKeepTheirValue() throws {
+        let (_, steps) = try translate("create table t (id int primary key, d int default -7 check (d > -5 and d <> 0));")
+        #expect(steps[0].sql.contains("DEFAULT (-7)") && steps[0].sql.contains("((\"d\") > (-5)) AND ((\"d\") <> (0))"), "\(steps[0].sql)")
+    }
+
+    @Test func policiesMayNotReadAuthUsersAsOnSupabase() {
+        let error = #expect(throws: SQLError.self) {
+            try translate("""
+                create table t (id int primary key);
+                alter table t enable row level security;
+                create policy p on t for select using (exists (select 1 from auth.users u where u.id = auth.uid()));
+                """)
+        }
+        #expect(error?.message.contains("auth.users is refused") == true, "\(String(describing: error))")
+    }
+
+    @Test func functionsKeepDefinerAndExecuteGrants() throws {
+        let (schema, _) = try translate("""
+            create table t (id int primary key);
+            create function f() returns bigint language sql security definer as $$ select count(*) from t $$;
+            revoke execute on function f() from anon, public;
+            """)
+        let function = try #require(schema.functions["f"])
+        #expect(function.securityDefiner && function.arguments.isEmpty)
+        #expect(!function.executable(by: "anon") && function.executable(by: "authenticated"))
+    }
+
+    @Test func theFolderAndTheDatabaseMustAgree() throws {
+        let files = ["1", "3"].map { MigrationFile(version: $0, name: "m\($0)", sql: "select \($0);", path: "m/\($0)_m\($0).sql") }
+        let applied = [AppliedMigration(version: "1", name: "m1", checksum: files[0].checksum), AppliedMigration(version: "2", name: "m2", checksum: "x")]
+        let missing = #expect(throws: MigrationError.self) { try MigrationFile.pending(files, applied: applied) }
+        #expect(missing?.message.contains("2_m2.sql was applied to this database but is not in the migrations folder") == true)
+        let late = MigrationFile(version: "2", name: "late", sql: "select 2;", path: "m/2_late.sql")
+        let appliedBoth = [AppliedMigration(version: "1", name: "m1", checksum: files[0].checksum), AppliedMigration(version: "3", name: "m3", checksum: files[1].checksum)]
+        let older = #expect(throws: MigrationError.self) { try MigrationFile.pending([files[0], late, files[1]], applied: appliedBoth) }
+        #expect(older?.message == "m/2_late.sql is older than 3, the last migration applied: give it a newer version (soar migration new NAME) so every database applies them in one order")
+        #expect(try MigrationFile.pending(files, applied: [applied[0]]).map(\.version) == ["3"])
+    }
 }

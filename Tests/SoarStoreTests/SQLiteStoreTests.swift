@@ -1,6 +1,7 @@
 import Foundation
 import SoarCore
 import SoarMigrations
+import SoarSchema
 @testable import SoarStore
 import SoarTesting
 import Testing
@@ -179,6 +180,18 @@ import Testing
         #expect(try store.select(try store.table("device_tokens"), RowQuery(), as: .user(bob), counting: false).rows.isEmpty)
         store.close()
         #expect(try SQLiteStore(path: path).appliedAppMigrations().count == 1, "opened again, nothing more to do")
+    }
+
+    @Test func aPolicyNamingAnUnknownColumnIsRefusedNotReadAsAString() throws {
+        let store = try open()
+        let file = MigrationFile(version: "20990101000000", name: "docs", sql: """
+            create table public.docs (id int primary key, user_id uuid, shared_with uuid);
+            alter table public.docs enable row level security;
+            create policy "own or shared" on public.docs for select using (auth.uid() = user_id or sharedwith is not null);
+            """, path: "m/20990101000000_docs.sql")
+        let error = #expect(throws: MigrationError.self) { try store.migrateApp([AppSchema.starter, file]) }
+        #expect(error?.message.contains("20990101000000_docs.sql:3:1: no such column: sharedwith") == true, "\(String(describing: error))")
+        #expect(store.tables["docs"] == nil, "nothing of the file applied")
     }
 
     @Test func migrationsApplyOnceAndEveryFileIsListed() throws {

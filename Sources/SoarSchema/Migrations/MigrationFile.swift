@@ -85,6 +85,19 @@ extension MigrationFile {
                     "\(file.path) was applied and has changed since (its checksum differs): leave applied migrations as they are and add a new one (soar migration new NAME)")
             }
         }
-        return files.filter { byVersion[$0.version] == nil }
+        // As the Supabase CLI: every applied migration is still in the folder, and a new file is
+        // newer than the last applied one (else the database's history and the folder's differ).
+        let present = Set(files.map(\.version))
+        if let missing = applied.first(where: { !present.contains($0.version) }) {
+            throw MigrationError(
+                "\(missing.version)_\(missing.name).sql was applied to this database but is not in the migrations folder: restore it (soar init writes the starter)")
+        }
+        let pending = files.filter { byVersion[$0.version] == nil }
+        let last = applied.map(\.version).max { ($0.count, $0) < ($1.count, $1) }
+        if let last, let older = pending.first(where: { ($0.version.count, $0.version) < (last.count, last) }) {
+            throw MigrationError(
+                "\(older.path) is older than \(last), the last migration applied: give it a newer version (soar migration new NAME) so every database applies them in one order")
+        }
+        return pending
     }
 }

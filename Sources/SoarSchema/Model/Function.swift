@@ -14,6 +14,27 @@ public struct Function: Codable, Sendable, Equatable {
     public var defaults: [String?]
     /// `SECURITY DEFINER`: the body reads with its owner's rights, not the caller's policies.
     public var securityDefiner: Bool
+    /// The roles granted EXECUTE (`public`: every role), as a Supabase project's defaults grant it.
+    public var executors: Set<String> = ["public", "anon", "authenticated", "service_role"]
+
+    public func executable(by role: String) -> Bool { executors.contains("public") || executors.contains(role) }
+
+    enum CodingKeys: String, CodingKey {
+        case name, arguments, returns, returnsSet, columns, body, defaults, securityDefiner, executors
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        arguments = try container.decode([Attribute].self, forKey: .arguments)
+        returns = try container.decode(String.self, forKey: .returns)
+        returnsSet = try container.decode(Bool.self, forKey: .returnsSet)
+        columns = try container.decode([Attribute].self, forKey: .columns)
+        body = try container.decodeIfPresent(String.self, forKey: .body)
+        defaults = try container.decode([String?].self, forKey: .defaults)
+        securityDefiner = try container.decode(Bool.self, forKey: .securityDefiner)
+        executors = try container.decodeIfPresent(Set<String>.self, forKey: .executors) ?? ["public", "anon", "authenticated", "service_role"]
+    }
 
     public init(name: String, arguments: [Attribute], returns: String, returnsSet: Bool, columns: [Attribute] = [], body: String? = nil, defaults: [String?] = [], securityDefiner: Bool = false) {
         self.name = name

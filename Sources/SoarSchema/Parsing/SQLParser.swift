@@ -7,6 +7,8 @@ public enum SQLParser {
     public struct Statement: Sendable {
         public let node: Node
         public let offset: Int
+        /// The whole text parsed, in UTF-8: locations in the tree are byte offsets into it.
+        public let source: [UInt8]
     }
 
     /// Splits and parses `text` into statements.
@@ -25,10 +27,11 @@ public enum SQLParser {
         guard let tree = result.parse_tree, case .object(let root)? = try? JSONValue.read(String(cString: tree)) else {
             throw SQLError("the parser returned no tree", at: 0)
         }
+        let bytes = Array(text.utf8)
         return (root["stmts"]?.arrayValue ?? []).compactMap { raw in
             guard case .object(let entry) = raw, let node = entry["stmt"].flatMap(Node.init) else { return nil }
             let start = if case .int(let value)? = entry["stmt_location"] { value } else { 0 }
-            return Statement(node: node, offset: firstToken(in: text, from: start))
+            return Statement(node: node, offset: firstToken(in: text, from: start), source: bytes)
         }
     }
 }

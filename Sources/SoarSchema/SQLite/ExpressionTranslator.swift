@@ -11,6 +11,8 @@ struct ExpressionTranslator {
     /// body's relations has that name, as Postgres resolves them).
     var arguments: [String] = []
     var shadowed: Set<String> = []
+    /// The text the tree was parsed from (see ``constant(_:)``).
+    var source: [UInt8] = []
 
     func expression(_ node: Node) throws(SQLError) -> String {
         switch node.kind {
@@ -54,7 +56,8 @@ struct ExpressionTranslator {
             switch node.string("op") {
             case "SVFOP_CURRENT_TIMESTAMP", "SVFOP_LOCALTIMESTAMP": return "now()"
             case "SVFOP_CURRENT_DATE": return "substr(now(), 1, 10)"
-            default: throw unsupported(node.string("op").map { "SQL function \($0)" } ?? "this SQL function", node)
+            case "SVFOP_CURRENT_USER", "SVFOP_SESSION_USER", "SVFOP_USER", "SVFOP_CURRENT_ROLE": return "auth_role()"
+            default: throw unsupported(node.string("op").map { "SQL function \($0.replacingOccurrences(of: "SVFOP_", with: ""))" } ?? "this SQL function", node)
             }
         case "CoalesceExpr":
             let args = try node.nodes("args").map { (arg: Node) throws(SQLError) -> String in try expression(arg) }
@@ -74,6 +77,11 @@ struct ExpressionTranslator {
             return text + " END"
         case "List":
             return try node.nodes("items").map { (item: Node) throws(SQLError) -> String in try expression(item) }.joined(separator: ", ")
+        case "MinMaxExpr":
+            let args = try node.nodes("args").map { (arg: Node) throws(SQLError) -> String in try expression(arg) }
+            let function = node.string("op") == "IS_LEAST" ? "min" : "max"
+            // SQLite's two-argument min/max are scalar, and NULL if any is NULL; Postgres skips NULLs.
+            return "\(function)(" + args.map { "coalesce(\($0), \(args.joined(separator: ", ")))" }.joined(separator: ", ") + ")"
         case "ParamRef":
             guard let number = node.int("number"), (1...max(1, arguments.count)).contains(number), !arguments.isEmpty else {
                 throw unsupported("parameters ($n) outside a function's arguments", node)
@@ -88,7 +96,12 @@ struct ExpressionTranslator {
 
     private func constant(_ node: Node) throws(SQLError) -> String {
         if node.bool("isnull") { return "NULL" }
-        if let value = node.record("ival", as: "Integer") { return String(value.int("ival") ?? 0) }
+        if let value = node.record("ival", as: "Integer") {
+            if let integer = value.int("ival") { return String(integer) }
+            // libpg_query 15's JSON leaves out an integer that is 0 or negative (`"ival": {}`): the
+            // literal is read back from the text at its location.
+            return literal(at: node.location)
+        }
         if let value = node.record("fval", as: "Float") { return value.string("fval") ?? "0" }
         if let value = node.record("boolval", as: "Boolean") { return value.bool("boolval") ? "1" : "0" }
         if let value = node.record("sval", as: "String") { return literal(value.string("sval") ?? "") }
@@ -141,6 +154,8 @@ struct ExpressionTranslator {
             return "\(left ?? "NULL") IS (\(try expression(try required(rightNode, node))))"
         case "AEXPR_NULLIF":
             return "nullif(\(left ?? "NULL"), \(try expression(try required(rightNode, node))))"
+        case "AEXPR_OP_ANY", "AEXPR_OP_ALL":
+            throw unsupported("\(op) \(node.string("kind") == "AEXPR_OP_ANY" ? "ANY" : "ALL") (an array): use IN (...)", node)
         default:
             throw unsupported(node.string("kind") ?? "this operator", node)
         }
@@ -161,7 +176,10 @@ struct ExpressionTranslator {
         var names = node.names("funcname")
         if names.first == "pg_catalog" || names.first == "public" || names.first == "extensions" { names.removeFirst() }
         let name = names.joined(separator: ".")
-        guard let mapped = Self.functions[name] else { throw unsupported("function \(name)()", node) }
+        guard let mapped = Self.functions[name] else {
+            let known = schema.functions[name] != nil ? " (the app's own functions cannot be called from SQL on SQLite yet)" : ""
+            throw SQLError("function \(name)() is not supported on SQLite\(known); docs/schema.md lists those that are", at: node.location ?? 0)
+        }
         if node.bool("agg_star") { return "\(mapped)(*)" }
         let args = try node.nodes("args").map { (arg: Node) throws(SQLError) -> String in try expression(arg) }
         let distinct = node.bool("agg_distinct") ? "DISTINCT " : ""
@@ -232,11 +250,13 @@ struct ExpressionTranslator {
         case "RangeVar":
             let name = try relationName(node)
             let alias = node.record("alias", as: "Alias")?.string("aliasname")
+            // The API roles may not read auth.users on Supabase (Postgres answers 42501 there).
+            if node.string("schemaname") == "auth" {
+                throw SQLError("reading auth.\(node.string("relname") ?? "users") is refused: the API roles may not read it, as on Supabase (keep what policies need in a table of your own, such as profiles)", at: node.location ?? 0)
+            }
             // An app relation read in a query is marked: the caller's policies on it are added
             // when the query runs (see ``Schema/resolved(_:role:)``), as Postgres applies them.
-            guard node.string("schemaname") != "auth", let relation = node.string("relname") else {
-                return alias.map { "\(name) AS \(quote($0))" } ?? name
-            }
+            guard let relation = node.string("relname") else { return alias.map { "\(name) AS \(quote($0))" } ?? name }
             return Schema.marker(relation) + " AS " + quote(alias ?? relation)
         case "JoinExpr":
             let left = try source(try required(node.node("larg"), node))
@@ -268,6 +288,16 @@ struct ExpressionTranslator {
         case let other?:
             throw unsupported("relations of schema \(other)", node)
         }
+    }
+
+    /// The integer literal (`0`, `-300`) written at a byte offset of the source.
+    private func literal(at location: Int?) -> String {
+        guard let location, location < source.count else { return "0" }
+        var end = location
+        if source[end] == UInt8(ascii: "-") { end += 1 }
+        while end < source.count, (48...57).contains(source[end]) { end += 1 }
+        let text = String(decoding: source[location..<end], as: UTF8.self)
+        return Int(text) != nil ? text : "0"
     }
 
     // MARK: helpers

@@ -13,15 +13,22 @@ public struct SQLiteTranslator {
     }
 
     public private(set) var schema: Schema
+    /// The text of the statement being translated (literals are read back from it).
+    private var source: [UInt8] = []
     /// The API roles: privileges name them, and so do policies.
     public static let roles = ["anon", "authenticated", "service_role"]
 
     public init(schema: Schema) { self.schema = schema }
 
-    private var expressions: ExpressionTranslator { ExpressionTranslator(schema: schema) }
+    private var expressions: ExpressionTranslator {
+        var translator = ExpressionTranslator(schema: schema)
+        translator.source = source
+        return translator
+    }
 
     /// Translates one statement, updating ``schema``.
     public mutating func translate(_ statement: SQLParser.Statement) throws(SQLError) -> [Step] {
+        source = statement.source
         let node = statement.node
         let at = statement.offset
         switch node.kind {
@@ -197,6 +204,8 @@ public struct SQLiteTranslator {
     }
 
     private func index(_ node: Node, _ at: Int) throws(SQLError) -> Step {
+        // Postgres cannot build one concurrently inside a migration's transaction either.
+        if node.bool("concurrent") { throw SQLError("CREATE INDEX CONCURRENTLY cannot run inside a migration's transaction", at: at) }
         let relation = try existing(try required(node.record("relation", as: "RangeVar"), at), at)
         let elements = try node.nodes("indexParams").map { (element: Node) throws(SQLError) -> String in
             let key: String
@@ -384,11 +393,12 @@ public struct SQLiteTranslator {
             throw SQLError("function \(name): on SQLite a function's body is one SELECT", at: bodyAt)
         }
         var translator = expressions
+        translator.source = Array(bodyText.utf8)
         translator.arguments = arguments.map(\.name)
         translator.shadowed = Set(Self.relations(in: statements[0].node.nodes("fromClause"), schema).flatMap { $0.relation.columns.map(\.name) })
         let body: String
         do { body = try translator.query(statements[0].node) } catch { throw SQLError("in the body of \(name): \(error.message)", at: bodyAt) }
-        let definer = options["security"].map { $0.record("boolval", as: "Boolean")?.bool("boolval") ?? false } ?? false
+        let definer = options["security"]?.bool("boolval") ?? false
         guard node.bool("replace") || schema.functions[name] == nil else { throw SQLError("function \(name) already exists", at: at) }
         schema.functions[name] = Function(
             name: name, arguments: arguments, returns: returns, returnsSet: returnType.bool("setof"), columns: columns, body: body,
@@ -437,7 +447,8 @@ public struct SQLiteTranslator {
 
     private mutating func grant(_ node: Node, _ at: Int) throws(SQLError) {
         let objectType = node.string("objtype") ?? ""
-        // Schemas, sequences and functions need no grant on SQLite: tables are what requests reach.
+        if objectType == "OBJECT_FUNCTION" { return try grantExecute(node, at) }
+        // Schemas and sequences need no grant on SQLite: tables and functions are what requests reach.
         guard objectType == "OBJECT_TABLE" else { return }
         var targets: [String]
         if node.string("targtype") == "ACL_TARGET_ALL_IN_SCHEMA" {
@@ -480,6 +491,25 @@ public struct SQLiteTranslator {
                 relation.grants[role] = held
             }
             schema.relations[target] = relation
+        }
+    }
+
+    /// `GRANT` / `REVOKE EXECUTE ON FUNCTION f(...) TO|FROM roles` (and `ALL FUNCTIONS IN SCHEMA public`).
+    private mutating func grantExecute(_ node: Node, _ at: Int) throws(SQLError) {
+        let names: [String]
+        if node.string("targtype") == "ACL_TARGET_ALL_IN_SCHEMA" {
+            names = schema.functions.keys.sorted()
+        } else {
+            names = node.nodes("objects").compactMap { $0.names("objname").last }
+        }
+        let roles = node.nodes("grantees").map { $0.string("rolename") ?? "public" }
+        for role in roles where !(Self.roles + ["public"]).contains(role) {
+            throw SQLError("role \"\(role)\" does not exist (SQLite knows anon, authenticated and service_role)", at: at)
+        }
+        for name in names {
+            guard var function = schema.functions[name] else { throw SQLError("function \(name) does not exist", at: at) }
+            if node.bool("is_grant") { function.executors.formUnion(roles) } else { function.executors.subtract(roles) }
+            schema.functions[name] = function
         }
     }
 

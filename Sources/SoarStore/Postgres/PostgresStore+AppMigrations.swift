@@ -31,10 +31,10 @@ extension PostgresStore {
                     try connection.execute(Self.lock + ";" + Self.ledger)
                     let applied = try Self.applied(on: connection)
                     let pending: [MigrationFile]
-                    do throws(MigrationError) { pending = try MigrationFile.pending([file], applied: applied) } catch {
+                    do throws(MigrationError) { pending = try MigrationFile.pending(files, applied: applied) } catch {
                         throw StoreError.unavailable(error.message)
                     }
-                    guard pending.count == 1 else { return false }
+                    guard pending.contains(where: { $0.version == file.version }) else { return false }
                     if applied.isEmpty, file.version == AppSchema.starter.version, try Self.madeBySoar(on: connection) {
                         // The seed app's tables, made by an earlier Soar as the starter makes them: recorded, not made again.
                         try Self.record(file, on: connection)
@@ -43,6 +43,9 @@ extension PostgresStore {
                     let statements = parsed[file.version] ?? []
                     let bytes = Array(file.sql.utf8)
                     for (index, statement) in statements.enumerated() {
+                        // The file runs in Soar's transaction: its own BEGIN and COMMIT would end it
+                        // half-way (the Supabase CLI also runs each file as one transaction).
+                        if statement.node.kind == "TransactionStmt" { continue }
                         let end = index + 1 < statements.count ? statements[index + 1].offset : bytes.count
                         let text = String(decoding: bytes[statement.offset..<max(statement.offset, end)], as: UTF8.self)
                         do throws(StoreError) { try connection.execute(text) } catch {

@@ -47,7 +47,8 @@ extension PostgresStore {
             """)
         var functions: [String: Function] = [:]
         for row in rows {
-            let names = (row[1] ?? "").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let listed = row[1] ?? ""
+            let names = listed.isEmpty ? [] : listed.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             let types = (row[2] ?? "").split(separator: ",").map(String.init)
             // An argument without a name cannot be passed by the data API.
             guard names.count == types.count, !names.contains(where: \.isEmpty) else { continue }

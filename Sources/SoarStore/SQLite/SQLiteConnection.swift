@@ -29,6 +29,7 @@ final class SQLiteConnection {
             throw .unavailable("cannot open the database \(path): \(message)")
         }
         sqlite3_extended_result_codes(db, 1)
+        _ = CSQLite_refuseDoubleQuotedStrings(db)
         SQLiteFunctions.register(on: db, context: context)
         sqlite3_busy_timeout(db, 5_000)
         try execute("PRAGMA foreign_keys = ON; PRAGMA case_sensitive_like = ON;")

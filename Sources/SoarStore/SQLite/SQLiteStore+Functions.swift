@@ -10,6 +10,9 @@ extension SQLiteStore {
 
     public func call(_ function: Function, _ arguments: [SQLValue?], as access: Access) throws(StoreError) -> JSONValue? {
         guard let body = function.body else { throw StoreError(code: "PGRST202", message: "Could not find the function \(function.signature) in the schema cache") }
+        guard function.executable(by: access.role.rawValue) else {
+            throw StoreError(code: "42501", message: "permission denied for function \(function.name)")
+        }
         let schema = model.withLock { $0 }
         let sql: String
         do { sql = function.securityDefiner ? Schema.plain(body) : try schema.resolved(body, role: access.role.rawValue) } catch {
