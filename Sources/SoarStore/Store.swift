@@ -34,15 +34,20 @@ public protocol DataStore: Sendable {
     func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?)
     /// Inserts rows in one transaction (all or none) and returns those written. Each write takes
     /// `single`: when set, a write of any other number of rows than one is rolled back and fails
-    /// with ``StoreError/notOneRow(_:)`` (PostgREST's answer to `vnd.pgrst.object+json`).
-    func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow]
+    /// with ``StoreError/notOneRow(_:)`` (PostgREST's answer to `vnd.pgrst.object+json`); and
+    /// `returning`: when set, the rows come back, and so must meet the table's SELECT policies, as
+    /// Postgres requires of `RETURNING`; when not, the rows returned are empty (only their number
+    /// counts), as PostgREST's `return=minimal` asks nothing of the SELECT policies.
+    func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool, returning: Bool) throws(StoreError) -> [StoredRow]
     /// The same insert without waiting for it: `completion` is called once, on any thread, when it
     /// is committed or has failed. The default runs the insert above and calls it at once.
     func insert(
-        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool,
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool, returning: Bool,
         completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void)
-    /// Updates the matching rows and returns them as they are now.
-    func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow]
+    /// Updates the matching rows and returns them as they are now (see `returning` above).
+    func update(
+        _ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool, returning: Bool
+    ) throws(StoreError) -> [StoredRow]
     /// Deletes the matching rows and returns them.
     func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow]
     /// Whether the store answers (for `/health`).
@@ -59,19 +64,28 @@ extension DataStore {
     }
 
     public func insert(
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool, returning: Bool,
+        completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void
+    ) {
+        completion(Result { () throws(StoreError) in try insert(table, rows, onConflict: onConflict, as: access, single: single, returning: returning) })
+    }
+
+    /// The writes whose rows come back.
+    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool = false) throws(StoreError) -> [StoredRow] {
+        try insert(table, rows, onConflict: onConflict, as: access, single: single, returning: true)
+    }
+
+    public func insert(
         _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool,
         completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void
     ) {
-        completion(Result { () throws(StoreError) in try insert(table, rows, onConflict: onConflict, as: access, single: single) })
+        insert(table, rows, onConflict: onConflict, as: access, single: single, returning: true, completion: completion)
     }
 
-    /// The writes of any number of rows.
-    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access) throws(StoreError) -> [StoredRow] {
-        try insert(table, rows, onConflict: onConflict, as: access, single: false)
-    }
-
-    public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {
-        try update(table, set: values, where: condition, as: access, single: false)
+    public func update(
+        _ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool = false
+    ) throws(StoreError) -> [StoredRow] {
+        try update(table, set: values, where: condition, as: access, single: single, returning: true)
     }
 
     public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access) throws(StoreError) -> [StoredRow] {

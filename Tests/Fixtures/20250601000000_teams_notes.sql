@@ -33,6 +33,18 @@ create policy "Members read their teams" on public.teams for select to authentic
   using (exists (select 1 from public.team_members m where m.team_id = teams.id and m.user_id = (select auth.uid())));
 create policy "Members read their memberships" on public.team_members for select to authenticated
   using (user_id = (select auth.uid()));
+-- An owner adds members: a row the owner may then not read (it is the new member's). Owners are
+-- a table of their own: a policy of team_members reading team_members is a recursion in Postgres.
+create table public.team_owners (
+  team_id uuid not null references public.teams (id) on delete cascade,
+  user_id uuid not null references auth.users (id) on delete cascade,
+  primary key (team_id, user_id)
+);
+alter table public.team_owners enable row level security;
+create policy "Owners read their ownerships" on public.team_owners for select to authenticated
+  using (user_id = (select auth.uid()));
+create policy "Owners add members" on public.team_members for insert to authenticated
+  with check (exists (select 1 from public.team_owners o where o.team_id = team_members.team_id and o.user_id = (select auth.uid())));
 
 create policy "Members read their team's notes" on public.notes for select to authenticated
   using (exists (select 1 from public.team_members m where m.team_id = notes.team_id and m.user_id = (select auth.uid())));

@@ -12,6 +12,7 @@ import sys
 import uuid
 
 from postgrest.exceptions import APIError
+from postgrest.types import ReturnMethod
 from supabase import create_client
 
 url, anon, service_key = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -66,6 +67,7 @@ service.table("team_members").insert([
     {"team_id": red, "user_id": bob_id, "role": "member"},
     {"team_id": blue, "user_id": carol_id, "role": "member"},
 ]).execute()
+service.table("team_owners").insert({"team_id": red, "user_id": alice_id}).execute()
 
 
 def rows(line):
@@ -136,4 +138,13 @@ step("service_role is granted it", lambda: service.table("audit").insert({"what"
 step("an unknown table", lambda: alice.table("nope").select("*").execute(), error("PGRST205"))
 step("alice deletes her note", lambda: alice.table("notes").delete().eq("id", note).execute(), lambda line: len(rows(line)) == 1)
 step("the seed's todos still work", lambda: alice.table("todos").insert({"title": "milk"}).execute(), lambda line: rows(line)[0]["title"] == "milk")
+# Last, as they change who belongs where: a row written is shown only when the caller may read it.
+step("an owner adds a member, not asking for the row", lambda: alice.table("team_members").insert(
+    {"team_id": red, "user_id": carol_id, "role": "member"}, returning=ReturnMethod.minimal).execute(), lambda line: rows(line) == [])
+step("asking for a row the policies then hide is refused", lambda: alice.table("team_members").insert(
+    {"team_id": red, "user_id": bob_id, "role": "owner"}, upsert=True).execute(), error("42501"))
+step("a member cannot add members", lambda: bob.table("team_members").insert(
+    {"team_id": blue, "user_id": bob_id, "role": "member"}, returning=ReturnMethod.minimal).execute(), error("42501"))
+step("the new member reads red's notes", lambda: carol.table("notes").select("body").eq("team_id", red).order("id").execute(),
+     lambda line: rows(line) == [{"body": "keep"}])
 print("ok")

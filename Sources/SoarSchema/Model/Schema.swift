@@ -208,15 +208,16 @@ extension Schema {
     public func filter(_ name: String, _ command: Policy.Command, role: String, visiting: [String] = []) throws(Recursion) -> String? {
         guard let relation = relation(name), relation.rowSecurity, role != "service_role" else { return nil }
         let combined = Self.combine(relation.policies.filter { $0.applies(to: command, role: role) }) { $0.using }
-        // Expanding a relation's SELECT policies that read, in turn, the same relation never ends.
-        return try resolved(combined, role: role, visiting: command == .select ? visiting + [name] : visiting)
+        // Postgres refuses any policy of a relation that reads, through its subqueries and their
+        // relations' policies, that relation again ("infinite recursion detected in policy").
+        return try resolved(combined, role: role, visiting: visiting + [name])
     }
 
     /// The expression written rows must meet (`WITH CHECK`, or `USING` where a policy has no check).
     public func check(_ name: String, _ command: Policy.Command, role: String) throws(Recursion) -> String? {
         guard let relation = relation(name), relation.rowSecurity, role != "service_role" else { return nil }
         let combined = Self.combine(relation.policies.filter { $0.applies(to: command, role: role) }) { $0.check ?? $0.using }
-        return try resolved(combined, role: role)
+        return try resolved(combined, role: role, visiting: [name])
     }
 
     /// Permissive policies OR'ed, restrictive ones AND'ed, as Postgres combines them.

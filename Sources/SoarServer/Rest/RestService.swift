@@ -8,6 +8,12 @@ import SoarStore
 struct RestService: Sendable {
     let store: any DataStore
 
+    /// Whether a write's answer shows its rows (`return=representation`, `headers-only`'s
+    /// Location, `.single()`): only then must they be rows the caller may read, as in PostgREST.
+    static func wantsRows(_ prefer: Prefer, _ exchange: Exchange) -> Bool {
+        prefer.returning == .representation || prefer.returning == .headersOnly || wantsObject(exchange)
+    }
+
     /// `.single()`: one object, not an array; a write of any other number of rows is rolled back.
     static func wantsObject(_ exchange: Exchange) -> Bool {
         (try? Representation.answer(accepting: exchange.header("accept"))) == .object
@@ -114,7 +120,7 @@ struct RestService: Sendable {
         }
         let asked = exchange
         exchange.later = Later { [self, rows, conflict] done in
-            store.insert(table, rows, onConflict: conflict, as: asked.access, single: Self.wantsObject(asked)) { result in
+            store.insert(table, rows, onConflict: conflict, as: asked.access, single: Self.wantsObject(asked), returning: Self.wantsRows(prefer, asked)) { result in
                 done {
                     switch result {
                     case .success(let written):
@@ -141,7 +147,10 @@ struct RestService: Sendable {
         guard !values.isEmpty else { return HTTPResponse(status: 204) }
         try Self.requireFilter(query, "UPDATE")
         let written: [StoredRow]
-        do { written = try store.update(table, set: values, where: query.condition, as: exchange.access, single: Self.wantsObject(exchange)) } catch {
+        do {
+            written = try store.update(
+                table, set: values, where: query.condition, as: exchange.access, single: Self.wantsObject(exchange), returning: Self.wantsRows(prefer, exchange))
+        } catch {
             throw .store(error, role: exchange.access.role)
         }
         return try writeResponse(table, query, prefer, exchange, written, status: 200)

@@ -48,6 +48,18 @@ final class PGConnection {
     /// Runs one statement with text parameters, prepared on first use (up to ``preparedLimit``).
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws(StoreError) -> [[String?]] {
+        try check(try run(sql, parameters))
+    }
+
+    /// The same for a statement that returns no rows: how many rows it changed (libpq's count).
+    func changed(_ sql: String, _ parameters: [String?]) throws(StoreError) -> Int {
+        let result = try run(sql, parameters)
+        let count = result.map { Int(String(cString: PQcmdTuples($0))) ?? 0 } ?? 0
+        _ = try check(result)
+        return count
+    }
+
+    private func run(_ sql: String, _ parameters: [String?]) throws(StoreError) -> OpaquePointer? {
         let name: String?
         if let known = prepared[sql] {
             name = known
@@ -60,14 +72,13 @@ final class PGConnection {
         }
         var pointers: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.flatMap { strdup($0) } }
         defer { for pointer in pointers { free(pointer) } }
-        let result = pointers.withUnsafeMutableBufferPointer { buffer in
+        return pointers.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { values in
                 let values = parameters.isEmpty ? nil : values
                 guard let name else { return PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0) }
                 return PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
             }
         }
-        return try check(result)
     }
 
     /// A string as a quoted SQL literal, for the few statements that cannot take parameters.

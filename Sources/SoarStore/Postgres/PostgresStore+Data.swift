@@ -22,7 +22,9 @@ extension PostgresStore {
         }
     }
 
-    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
+    public func insert(
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool, returning: Bool
+    ) throws(StoreError) -> [StoredRow] {
         let time = Timestamp.postgres(now())
         var statements: [(String, [String?])] = []
         for values in rows {
@@ -42,7 +44,8 @@ extension PostgresStore {
                 if assignments.isEmpty { assignments = ["\(PostgresSQL.quote(columns[0])) = excluded.\(PostgresSQL.quote(columns[0]))"] }
                 text += " ON CONFLICT (\(columns.map(PostgresSQL.quote).joined(separator: ", "))) DO UPDATE SET " + assignments.joined(separator: ", ")
             }
-            text += " RETURNING \(sql.allColumns)"
+            // Without RETURNING when no row is wanted: Postgres then asks nothing of the SELECT policies.
+            if returning { text += " RETURNING \(sql.allColumns)" }
             statements.append((text, sql.parameters))
         }
         let ignoring = if case .ignore = onConflict { true } else { false }
@@ -50,16 +53,19 @@ extension PostgresStore {
         return try transaction(as: access) { connection throws(StoreError) in
             var written: [StoredRow] = []
             for (text, parameters) in statements {
-                let returned = try connection.query(text, parameters)
+                let returned = returning ? try connection.query(text, parameters).map(sql.row)
+                    : Array(repeating: [], count: try connection.changed(text, parameters))
                 if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
-                written += returned.map(sql.row)
+                written += returned
             }
             try StoreError.requireOneRow(written, if: single)
             return written
         }
     }
 
-    public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
+    public func update(
+        _ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool, returning: Bool
+    ) throws(StoreError) -> [StoredRow] {
         var values = values
         let time = Timestamp.postgres(now())
         for column in table.columns where column.touchedOnUpdate && values[column.name] == nil { values[column.name] = .text(time) }
@@ -67,10 +73,10 @@ extension PostgresStore {
         let names = table.columns.map(\.name).filter { values[$0] != nil }
         guard !names.isEmpty else { return [] }
         var text = "UPDATE \(sql.tableName) SET " + names.map { "\(PostgresSQL.quote($0)) = \(sql.bind(values[$0]!))" }.joined(separator: ", ")
-        text += sql.whereClause(condition) + " RETURNING \(sql.allColumns)"
+        text += sql.whereClause(condition) + (returning ? " RETURNING \(sql.allColumns)" : "")
         let parameters = sql.parameters
         return try transaction(as: access) { connection throws(StoreError) in
-            let rows = try connection.query(text, parameters).map(sql.row)
+            let rows = returning ? try connection.query(text, parameters).map(sql.row) : Array(repeating: [], count: try connection.changed(text, parameters))
             try StoreError.requireOneRow(rows, if: single)
             return rows
         }

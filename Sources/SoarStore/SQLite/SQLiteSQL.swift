@@ -38,9 +38,10 @@ struct SQLiteSQL {
         return rendered.isEmpty ? "" : " WHERE " + rendered.joined(separator: " AND ")
     }
 
-    /// A `RETURNING` column that is 1 when the written row meets the policies' `WITH CHECK`.
-    func checkColumn(_ commands: [Policy.Command]) -> String? {
-        let checks = commands.compactMap { rules.checks[$0] }
+    /// A `RETURNING` column that is 1 when the written row meets the policies' `WITH CHECK` (and,
+    /// when `readable`, the SELECT policies' `USING`: a row that comes back must be one the caller may read).
+    func checkColumn(_ commands: [Policy.Command], readable: Bool = false) -> String? {
+        let checks = commands.compactMap { rules.checks[$0] } + (readable ? [rules.filters[.select]].compactMap { $0 } : [])
         return checks.isEmpty ? nil : "coalesce((" + checks.map { "(\($0))" }.joined(separator: " AND ") + "), 0)"
     }
 

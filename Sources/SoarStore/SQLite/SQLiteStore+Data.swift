@@ -32,18 +32,20 @@ extension SQLiteStore {
         }
     }
 
-    public func insert(_ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
-        try write(try insertion(table, rows, onConflict: onConflict, as: access, single: single))
+    public func insert(
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool, returning: Bool
+    ) throws(StoreError) -> [StoredRow] {
+        try write(try insertion(table, rows, onConflict: onConflict, as: access, single: single, returning: returning))
     }
 
     /// Queued for the writer thread, which calls `completion` after the commit (or calls it here
     /// at once when the rows are refused before any SQL runs).
     public func insert(
-        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool,
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool, returning: Bool,
         completion: @escaping @Sendable (Result<[StoredRow], StoreError>) -> Void
     ) {
         let body: (SQLiteConnection) throws(StoreError) -> [StoredRow]
-        do { body = try insertion(table, rows, onConflict: onConflict, as: access, single: single) } catch {
+        do { body = try insertion(table, rows, onConflict: onConflict, as: access, single: single, returning: returning) } catch {
             completion(.failure(error))
             return
         }
@@ -52,7 +54,7 @@ extension SQLiteStore {
 
     /// An insert's statements, checked, as a write to run on the writer connection.
     private func insertion(
-        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool
+        _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool, returning: Bool
     ) throws(StoreError) -> (SQLiteConnection) throws(StoreError) -> [StoredRow] {
         let rules = try require(.insert, on: table, access)
         if case .merge = onConflict { _ = try require(.update, on: table, access, columns: rows.first.map { Array($0.keys) } ?? []) }
@@ -61,7 +63,8 @@ extension SQLiteStore {
         let time = Timestamp.postgres(now())
         var statements: [(String, [SQLValue])] = []
         let merging = if case .merge = onConflict { true } else { false }
-        let check = SQLiteSQL(table, rules).checkColumn(merging ? [.insert, .update] : [.insert])
+        // Rows that come back must also be rows the caller may read (Postgres's RETURNING rule).
+        let check = SQLiteSQL(table, rules).checkColumn(merging ? [.insert, .update] : [.insert], readable: returning)
         for values in rows {
             var sql = SQLiteSQL(table, rules)
             let names = table.columns.map(\.name).filter { values[$0] != nil }
@@ -96,12 +99,15 @@ extension SQLiteStore {
                 if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
                 written += try Self.checked(returned, table, check != nil)
             }
+            if !returning { written = written.map { _ in [] } }
             try StoreError.requireOneRow(written, if: single)
             return written
         }
     }
 
-    public func update(_ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
+    public func update(
+        _ table: Table, set values: RowValues, where condition: RowQuery.Condition?, as access: Access, single: Bool, returning: Bool
+    ) throws(StoreError) -> [StoredRow] {
         let rules = try require(.update, on: table, access, columns: Array(values.keys))
         var values = values
         let time = Timestamp.postgres(now())
@@ -110,7 +116,7 @@ extension SQLiteStore {
         let names = table.columns.map(\.name).filter { values[$0] != nil }
         guard !names.isEmpty else { return [] }
         var text = "UPDATE \(sql.tableName) SET " + names.map { "\(SQLiteSQL.quote($0)) = \(sql.bind(values[$0]!))" }.joined(separator: ", ")
-        let check = sql.checkColumn([.update])
+        let check = sql.checkColumn([.update], readable: returning)
         text += sql.whereClause(condition, .update) + " RETURNING \(sql.allColumns)" + (check.map { ", \($0)" } ?? "")
         let parameters = sql.parameters
         return try write { connection throws(StoreError) in
@@ -118,7 +124,7 @@ extension SQLiteStore {
             connection.context.time = time
             let rows = try Self.checked(try Self.relabeled(table) { () throws(StoreError) in try connection.statement(text).rows(parameters) }, table, check != nil)
             try StoreError.requireOneRow(rows, if: single)
-            return rows
+            return returning ? rows : rows.map { _ in [] }
         }
     }
 
