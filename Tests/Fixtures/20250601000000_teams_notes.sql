@@ -90,3 +90,8 @@ create table public.audit (
   what text not null
 );
 revoke all on public.audit from anon, authenticated;
+
+-- Column-level grants: clients read the public columns only.
+create table public.directory (id int primary key, name text not null, secret text);
+revoke all on public.directory from anon, authenticated;
+grant select (id, name) on public.directory to anon, authenticated;

@@ -136,7 +136,7 @@ public struct Policy: Codable, Sendable, Equatable {
     }
 }
 
-/// A role's privileges on one relation; `update` may be granted on some columns only.
+/// A role's privileges on one relation; `select` and `update` may be granted on some columns only.
 public struct Privileges: Codable, Sendable, Equatable {
     public var select = false
     public var insert = false
@@ -144,8 +144,26 @@ public struct Privileges: Codable, Sendable, Equatable {
     public var delete = false
     /// `GRANT UPDATE (a, b)`: the columns an update may set when `update` is not granted whole.
     public var updateColumns: [String] = []
+    /// `GRANT SELECT (a, b)`: the columns a read may name when `select` is not granted whole.
+    public var selectColumns: [String] = []
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey { case select, insert, update, delete, updateColumns, selectColumns }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        select = try container.decode(Bool.self, forKey: .select)
+        insert = try container.decode(Bool.self, forKey: .insert)
+        update = try container.decode(Bool.self, forKey: .update)
+        delete = try container.decode(Bool.self, forKey: .delete)
+        updateColumns = try container.decodeIfPresent([String].self, forKey: .updateColumns) ?? []
+        selectColumns = try container.decodeIfPresent([String].self, forKey: .selectColumns) ?? []
+    }
+
+    public func mayRead(_ columns: some Sequence<String>) -> Bool {
+        select || (!selectColumns.isEmpty && columns.allSatisfy(selectColumns.contains))
+    }
 
     public static let all: Privileges = {
         var all = Privileges()

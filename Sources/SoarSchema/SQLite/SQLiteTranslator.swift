@@ -473,7 +473,14 @@ public struct SQLiteTranslator {
                     let columns = privilege.names("cols")
                     let granted = node.bool("is_grant")
                     switch privilege.string("priv_name") ?? "" {
-                    case "select": held.select = granted
+                    case "select" where columns.isEmpty:
+                        held.select = granted
+                        if !granted { held.selectColumns = [] }
+                    case "select":
+                        for column in columns where relation.column(column) == nil {
+                            throw SQLError("column \"\(column)\" of relation \"\(target)\" does not exist", at: at)
+                        }
+                        held.selectColumns = granted ? Array(Set(held.selectColumns + columns)).sorted() : held.selectColumns.filter { !columns.contains($0) }
                     case "insert": held.insert = granted
                     case "delete": held.delete = granted
                     case "update" where columns.isEmpty:

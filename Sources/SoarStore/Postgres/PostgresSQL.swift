@@ -60,4 +60,11 @@ struct PostgresSQL {
     func row(_ texts: [String?]) -> StoredRow {
         zip(table.columns, texts).map { $0.stored(postgres: $1) }
     }
+
+    /// A row of only `columns`, widened to every declared column (NULL where not read).
+    func row(_ texts: [String?], columns: [String]) -> StoredRow {
+        guard columns.count != table.columns.count else { return row(texts) }
+        let read = Dictionary(zip(columns, texts), uniquingKeysWith: { first, _ in first })
+        return table.columns.map { column in read[column.name].map { column.stored(postgres: $0) } ?? .null }
+    }
 }

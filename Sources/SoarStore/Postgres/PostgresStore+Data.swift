@@ -10,12 +10,16 @@ extension PostgresStore {
         var sql = PostgresSQL(table)
         let filter = sql.whereClause(query.condition)
         let filterParameters = sql.parameters
-        var text = "SELECT \(sql.allColumns) FROM \(sql.tableName)\(filter)\(sql.orderClause(query.order))"
+        // Only the columns the request names, so column-level grants answer as PostgREST's do.
+        let named = query.columnsNamed(in: table)
+        let columns = table.columns.map(\.name).filter(named.contains)
+        let list = columns.isEmpty ? "1" : columns.map(PostgresSQL.quote).joined(separator: ", ")
+        var text = "SELECT \(list) FROM \(sql.tableName)\(filter)\(sql.orderClause(query.order))"
         if let limit = query.limit { text += " LIMIT \(sql.bind(.integer(Int64(limit))))" }
         if let offset = query.offset { text += " OFFSET \(sql.bind(.integer(Int64(offset))))" }
         let parameters = sql.parameters
         return try transaction(as: access) { connection throws(StoreError) in
-            let rows = try connection.query(text, parameters).map(sql.row)
+            let rows = try connection.query(text, parameters).map { sql.row($0, columns: columns) }
             guard counting else { return (rows, nil) }
             let counted = try connection.query("SELECT count(*) FROM \(sql.tableName)\(filter)", filterParameters)
             return (rows, Int(counted.first?.first.flatMap { $0 } ?? "0") ?? 0)

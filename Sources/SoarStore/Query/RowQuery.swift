@@ -110,4 +110,26 @@ public struct RowQuery: Sendable {
     public var insertColumns: [String]?
 
     public init() {}
+
+    /// The columns a read of `table` names (what it returns, filters on, orders by, joins on):
+    /// what column-level grants must allow.
+    public func columnsNamed(in table: Table) -> Set<String> {
+        var names = Set(outputs.isEmpty ? table.columns.map(\.name) : outputs.filter { $0.embedding == nil }.map(\.column))
+        names.formUnion(order.map(\.column))
+        names.formUnion(embeddings.flatMap { $0.query.join.map(\.own) })
+        if let condition { names.formUnion(condition.columns) }
+        return names
+    }
+}
+
+extension RowQuery.Condition {
+    /// The columns of this relation it compares (not those inside a related table's condition).
+    var columns: Set<String> {
+        switch self {
+        case .compare(let column, _, _): [column]
+        case .all(let members), .any(let members): members.reduce(into: Set<String>()) { $0.formUnion($1.columns) }
+        case .not(let member): member.columns
+        case .related(_, let join, _): Set(join.map(\.own))
+        }
+    }
 }

@@ -10,7 +10,7 @@ extension SQLiteStore {
 
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
         let tables = self.tables
-        var sql = SQLiteSQL(table, try require(.select, on: table, access)) { name in
+        var sql = SQLiteSQL(table, try require(.select, on: table, access, columns: Array(query.columnsNamed(in: table)))) { name in
             (try? tables[name]?.rules(for: access).rows) ?? "(SELECT * FROM \(SQLiteSQL.quote(name)) WHERE 0)"
         }
         let filter = sql.whereClause(query.condition, .select)
@@ -149,7 +149,7 @@ extension SQLiteStore {
     private func require(_ command: Policy.Command, on table: Table, _ access: Access, columns: [String] = []) throws(StoreError) -> Table.Rules {
         let held = table.relation.grants[access.role.rawValue] ?? Privileges()
         let allowed = switch command {
-        case .select: held.select
+        case .select: held.mayRead(columns)
         case .insert: held.insert
         case .update: held.mayUpdate(columns)
         case .delete: held.delete
