@@ -146,4 +146,20 @@ struct SQLiteTranslatorTests {
         #expect(older?.message == "m/2_late.sql is older than 3, the last migration applied: give it a newer version (soar migration new NAME) so every database applies them in one order")
         #expect(try MigrationFile.pending(files, applied: [applied[0]]).map(\.version) == ["3"])
     }
+
+    @Test func generatedTypesNeverClash() throws {
+        let (schema, _) = try translate("""
+            create type item_type as enum ('Done', 'done');
+            create table note (id int primary key);
+            create table notes (id int primary key, _x int, x_ int, self text, kind item_type);
+            create table item_types (id int primary key);
+            create table series (id int primary key);
+            """)
+        let source = SwiftTypes.source(schema)
+        #expect(source.contains("public struct Note:") && source.contains("public struct Notes:"))
+        #expect(source.contains("public enum ItemType:") && source.contains("public struct ItemTypes:"), "\(source)")
+        #expect(source.contains("case done = \"Done\"") && source.contains("case done2 = \"done\""))
+        #expect(source.contains("public var x: Int?") && source.contains("public var x2: Int?") && source.contains("public var self_: String?"))
+        #expect(source.contains("public struct Series:"))
+    }
 }
