@@ -48,6 +48,12 @@ import Testing
         #expect(broken.status == 400 && broken.object["code"] == "PGRST102")
         let all = try await fixture.call("GET", "/rest/v1/todos?select=title", bearer: alice.token)
         #expect(all.rows.count == 3, "nothing stored by the refused bodies")
+        // ilike folds case beyond ASCII, as Postgres does.
+        _ = try await fixture.call("POST", "/rest/v1/todos", bearer: alice.token, body: #"{"title":"ÄPFEL kaufen"}"#)
+        let folded = try await fixture.call("GET", "/rest/v1/todos?select=title&title=ilike.*äpfel*", bearer: alice.token)
+        #expect(folded.rows.count == 1, "\(folded.text)")
+        let empty = try await fixture.call("GET", "/rest/v1/todos?select=title&title=ilike.", bearer: alice.token)
+        #expect(empty.status == 200 && empty.rows.isEmpty)
     }
 
     @Test func todosFlow() async throws {

@@ -194,7 +194,8 @@ struct ExpressionTranslator {
         case "int2", "int4", "int8": return "CAST(\(arg) AS INTEGER)"
         case "float4", "float8", "numeric": return "CAST(\(arg) AS REAL)"
         case "uuid": return "lower(\(arg))"
-        case "bool", "timestamptz", "timestamp", "date", "jsonb", "json": return arg
+        case "date": return "substr(\(arg), 1, 10)"
+        case "bool", "timestamptz", "timestamp", "jsonb", "json": return arg
         case let other: throw unsupported("a cast to \(other)", node)
         }
     }

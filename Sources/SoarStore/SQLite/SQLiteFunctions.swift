@@ -32,6 +32,9 @@ enum SQLiteFunctions {
         sqlite3_create_function_v2(handle, "now", 0, SQLITE_UTF8, pointer, now, nil, nil, nil)
         sqlite3_create_function_v2(handle, "gen_random_uuid", 0, SQLITE_UTF8, pointer, randomUUID, nil, nil, nil)
         sqlite3_create_function_v2(handle, "regexp", 2, deterministic, pointer, regexp, nil, nil, nil)
+        // Postgres folds case beyond ASCII (lower('ÄBC') is 'äbc'); SQLite's own lower does not.
+        sqlite3_create_function_v2(handle, "lower", 1, deterministic, pointer, lowercased, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "upper", 1, deterministic, pointer, uppercased, nil, nil, nil)
         sqlite3_create_function_v2(handle, "regexp_i", 2, deterministic, pointer, regexpFolded, nil, nil, nil)
     }
 }
@@ -69,6 +72,34 @@ private func now(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutable
 
 private func randomUUID(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
     result(call, RandomUUID.lowercase())
+}
+
+private func lowercased(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    folded(call, values) { $0.lowercased() }
+}
+
+private func uppercased(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    folded(call, values) { $0.uppercased() }
+}
+
+/// ASCII text is folded in place of a Swift round trip; NULL stays NULL.
+private func folded(_ call: OpaquePointer?, _ values: UnsafeMutablePointer<OpaquePointer?>?, _ fold: (String) -> String) {
+    guard let values, let text = sqlite3_value_text(values[0]) else { return sqlite3_result_null(call) }
+    let length = Int(sqlite3_value_bytes(values[0]))
+    guard length > 0 else { return result(call, "") }
+    let bytes = UnsafeBufferPointer(start: text, count: length)
+    guard bytes.allSatisfy({ $0 < 0x80 }) else { return result(call, fold(String(decoding: bytes, as: UTF8.self))) }
+    let upper = fold("a") == "A"
+    let out = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+        for (index, byte) in bytes.enumerated() {
+            let isLower = byte >= 97 && byte <= 122, isUpper = byte >= 65 && byte <= 90
+            buffer[index] = upper ? (isLower ? byte - 32 : byte) : (isUpper ? byte + 32 : byte)
+        }
+        initialized = length
+    }
+    out.withUnsafeBufferPointer { buffer in
+        sqlite3_result_text(call, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(length), CSQLite_transient())
+    }
 }
 
 private func regexp(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
