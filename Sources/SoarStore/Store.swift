@@ -25,11 +25,12 @@ public protocol DataStore: Sendable {
     var tables: [String: Table] { get }
     /// The functions `/rest/v1/rpc/<name>` calls, by name.
     var functions: [String: Function] { get }
-    /// Calls `function` as `access` with a value for each of its arguments (nil: its default).
+    /// Calls `function` as `access` with a value for each of its arguments (nil: its default);
+    /// `query` filters, orders, limits and picks the columns of the rows it returns.
     ///
     /// - Returns: its answer as PostgREST writes it (rows as objects, a scalar, an array), or
     ///   nil when it returns `void`.
-    func call(_ function: Function, _ arguments: [SQLValue?], as access: Access) throws(StoreError) -> JSONValue?
+    func call(_ function: Function, _ arguments: [SQLValue?], query: RowQuery, as access: Access) throws(StoreError) -> JSONValue?
     /// Rows matching the query, and the number matching without limit and offset when `counting`.
     func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?)
     /// Inserts rows in one transaction (all or none) and returns those written. Each write takes
@@ -55,6 +56,10 @@ public protocol DataStore: Sendable {
 }
 
 extension DataStore {
+    public func call(_ function: Function, _ arguments: [SQLValue?], as access: Access) throws(StoreError) -> JSONValue? {
+        try call(function, arguments, query: RowQuery(), as: access)
+    }
+
     /// A relation of the app's schema.
     ///
     /// - Throws: ``StoreError`` 42P01 when there is none (a migration removed it, or never made it).

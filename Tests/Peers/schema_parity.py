@@ -131,6 +131,9 @@ step("rpc: a default argument given", lambda: alice.rpc("notes_of_kind", {"wante
 step("rpc: no arguments, a negative literal", lambda: carol.rpc("answer", {}).execute(), lambda line: rows(line) == -42)
 step("rpc: security definer reads past carol's policies", lambda: carol.rpc("all_note_count", {}).execute(), lambda line: rows(line) == 2)
 step("rpc: execute revoked from anon", lambda: create_client(url, anon).rpc("all_note_count", {}).execute(), error("42501"))
+step("rpc: its rows filtered, ordered and limited", lambda: alice.rpc("notes_of_kind", {"wanted": "idea", "newest_first": False}).eq("team_id", red).order("id", desc=True).limit(1).execute(),
+     lambda line: [row["body"] for row in rows(line)] == ["shipped"])
+step("rpc: a filter on an unknown column", lambda: alice.rpc("notes_of_kind", {"wanted": "idea"}).eq("nope", 1).execute(), error("42703"))
 step("rpc: an unknown function", lambda: alice.rpc("nope", {}).execute(), error("PGRST202"))
 step("rpc: an unknown argument", lambda: alice.rpc("team_note_count", {"squad": red}).execute(), error("PGRST202"))
 service.table("directory").insert({"id": 1, "name": "Ada", "secret": "s1"}).execute()

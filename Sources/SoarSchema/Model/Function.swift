@@ -50,6 +50,9 @@ public struct Function: Codable, Sendable, Equatable {
     /// Whether it answers rows as objects (a relation's or a table's), not scalars.
     public var returnsRows: Bool { !columns.isEmpty }
 
+    /// What it returns as a relation, for filters, order and select on its rows.
+    public var result: Relation { Relation(name: name, columns: columns) }
+
     /// `f(a, b)`, as PostgREST names a function in its errors.
     public var signature: String { "public.\(name)(\(arguments.map(\.name).joined(separator: ", ")))" }
 }

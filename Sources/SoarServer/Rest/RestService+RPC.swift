@@ -11,6 +11,7 @@ extension RestService {
         let name = exchange.parameters["function"] ?? ""
         _ = try Representation.answer(accepting: exchange.header("accept"))
         var given: [String: JSONValue] = [:]
+        var modifiers = exchange.request.query.filter { $0.name != "apikey" }
         if exchange.request.method == "POST" {
             guard try Representation.body(exchange.header("content-type")) == .json else {
                 throw .rest(415, "PGRST107", "Content-Type not acceptable: \(exchange.header("content-type") ?? "")")
@@ -19,10 +20,14 @@ extension RestService {
             case .object(let object): given = object
             default: throw .rest(400, "PGRST102", "Empty or invalid json", details: "the arguments are one JSON object")
             }
-        } else {
-            for (key, value) in exchange.request.query where key != "apikey" { given[key] = .string(value) }
         }
         guard let function = store.functions[name] else { throw Self.notFound(name, Array(given.keys)) }
+        if exchange.request.method != "POST" {
+            // GET: the function's arguments by name; the other parameters act on its rows.
+            let argumentNames = Set(function.arguments.map(\.name))
+            for (key, value) in modifiers where argumentNames.contains(key) { given[key] = .string(value) }
+            modifiers.removeAll { argumentNames.contains($0.name) }
+        }
         // PostgREST finds a function by its argument names: every one given must be one of them,
         // and every one without a default must be given.
         let known = Set(function.arguments.map(\.name))
@@ -38,8 +43,23 @@ extension RestService {
             let column = Column(Attribute(name: argument.name, type: argument.type), relation: name, enums: [:])
             do { values.append(try column.storable(value)) } catch { throw .store(error, role: exchange.access.role) }
         }
+        var query = RowQuery()
+        if !modifiers.isEmpty {
+            guard function.returnsRows else {
+                throw .rest(400, "PGRST100", "failed to parse the query string", details: "\(function.signature) returns no rows to select, filter or order")
+            }
+            do throws(QueryError) {
+                query = try QueryParser(table: Table(function.result)).parse(modifiers)
+            } catch {
+                switch error {
+                case .syntax(let message, let details): throw .rest(400, "PGRST100", message, details: details)
+                case .rest(let status, let code, let message, let hint): throw .rest(status, code, message, hint: hint)
+                case .store(let error): throw .store(error, role: exchange.access.role)
+                }
+            }
+        }
         let answer: JSONValue?
-        do { answer = try store.call(function, values, as: exchange.access) } catch { throw .store(error, role: exchange.access.role) }
+        do { answer = try store.call(function, values, query: query, as: exchange.access) } catch { throw .store(error, role: exchange.access.role) }
         guard let answer else { return HTTPResponse(status: 204) }
         return HTTPResponse(status: 200, headers: [("content-type", "application/json; charset=utf-8")], body: Data(answer.jsonText.utf8))
     }

@@ -7,7 +7,7 @@ import SoarSchema
 extension PostgresStore {
     public var functions: [String: Function] { functionsByName.withLock { $0 } }
 
-    public func call(_ function: Function, _ arguments: [SQLValue?], as access: Access) throws(StoreError) -> JSONValue? {
+    public func call(_ function: Function, _ arguments: [SQLValue?], query: RowQuery, as access: Access) throws(StoreError) -> JSONValue? {
         var parameters: [String?] = []
         var named: [String] = []
         for (argument, value) in zip(function.arguments, arguments) {
@@ -19,7 +19,17 @@ extension PostgresStore {
         let sql: String
         switch (function.returns, function.returnsRows, function.returnsSet) {
         case ("void", _, _): sql = "SELECT \(call)"
-        case (_, true, true): sql = "SELECT coalesce(json_agg(_r), '[]')::text FROM \(call) AS _r"
+        case (_, true, true):
+            // Its rows filtered, ordered, limited and picked as a table's (PostgREST's select on RPC).
+            var outer = PostgresSQL(Table(function.result))
+            outer.parameters = parameters
+            let outputs = query.outputs.isEmpty ? function.columns.map { RowQuery.Output(column: $0.name, key: $0.name) } : query.outputs
+            let picked = outputs.map { "\(PostgresSQL.quote($0.column)) AS \(PostgresSQL.quote($0.key))" }.joined(separator: ", ")
+            var inner = "SELECT \(picked) FROM \(call) AS \(PostgresSQL.quote(function.name))\(outer.whereClause(query.condition))\(outer.orderClause(query.order))"
+            if let limit = query.limit { inner += " LIMIT \(outer.bind(.integer(Int64(limit))))" }
+            if let offset = query.offset { inner += " OFFSET \(outer.bind(.integer(Int64(offset))))" }
+            parameters = outer.parameters
+            sql = "SELECT coalesce(json_agg(_r), '[]')::text FROM (\(inner)) AS _r"
         case (_, true, false): sql = "SELECT to_json(_r)::text FROM \(call) AS _r"
         case (_, false, true): sql = "SELECT coalesce(json_agg(_r.v), '[]')::text FROM \(call) AS _r(v)"
         case (_, false, false): sql = "SELECT to_json(\(call))::text"

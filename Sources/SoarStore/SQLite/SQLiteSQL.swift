@@ -22,9 +22,10 @@ struct SQLiteSQL {
     var source: String { rules.source }
     var allColumns: String { table.columns.map { Self.quote($0.name) }.joined(separator: ", ") }
 
+    /// Numbered (`?3`), so that parameters already in the text (a function's `?1`…) keep theirs.
     mutating func bind(_ value: SQLValue) -> String {
         parameters.append(value)
-        return "?"
+        return "?\(parameters.count)"
     }
 
     /// The WHERE clause for a condition and the table's policies for the caller (SQLite has no

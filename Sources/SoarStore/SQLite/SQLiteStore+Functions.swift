@@ -8,16 +8,28 @@ import SoarSchema
 extension SQLiteStore {
     public var functions: [String: Function] { model.withLock { $0.functions } }
 
-    public func call(_ function: Function, _ arguments: [SQLValue?], as access: Access) throws(StoreError) -> JSONValue? {
+    public func call(_ function: Function, _ arguments: [SQLValue?], query: RowQuery, as access: Access) throws(StoreError) -> JSONValue? {
         guard let body = function.body else { throw StoreError(code: "PGRST202", message: "Could not find the function \(function.signature) in the schema cache") }
         guard function.executable(by: access.role.rawValue) else {
             throw StoreError(code: "42501", message: "permission denied for function \(function.name)")
         }
         let schema = model.withLock { $0 }
-        let sql: String
+        var sql: String
         do { sql = function.securityDefiner ? Schema.plain(body) : try schema.resolved(body, role: access.role.rawValue) } catch {
             throw StoreError(code: "42P17", message: "infinite recursion detected in policy for relation \"\(error.relation)\"")
         }
+        // Rows are filtered, ordered and limited as a table's would be: the body is their source.
+        let result = Table(function.result, schema: schema)
+        var outer = SQLiteSQL(result, Table.Rules(filters: [:], checks: [:], source: "(\(sql)) AS \(SQLiteSQL.quote(function.name))", rows: ""))
+        outer.parameters = arguments.map { _ in .null }  // the body's ?1…?n come first
+        if function.returnsRows {
+            let names = result.columns.map { SQLiteSQL.quote($0.name) }.joined(separator: ", ")
+            sql = "SELECT \(names) FROM \(outer.source)\(outer.whereClause(query.condition, .select))\(outer.orderClause(query.order))"
+            if query.limit != nil || query.offset != nil {
+                sql += " LIMIT \(outer.bind(.integer(Int64(query.limit ?? -1)))) OFFSET \(outer.bind(.integer(Int64(query.offset ?? 0))))"
+            }
+        }
+        let extra = Array(outer.parameters.dropFirst(arguments.count))
         let time = Timestamp.postgres(now())
         let rows = try read { connection throws(StoreError) -> [[SQLValue]] in
             connection.context.access = access
@@ -32,14 +44,17 @@ extension SQLiteStore {
                     values.append(.null)
                 }
             }
-            return try connection.statement(sql).rows(values)
+            return try connection.statement(sql).rows(values + extra)
         }
         guard function.returns != "void" else { return nil }
         let enums = schema.enums
         if function.returnsRows {
             let columns = function.columns.map { Column($0, relation: function.name, enums: enums) }
+            let outputs = query.outputs.isEmpty ? columns.map { RowQuery.Output(column: $0.name, key: $0.name) } : query.outputs
             let objects = rows.map { row in
-                JSONValue.object(Dictionary(zip(columns, row).map { ($0.name, $0.json($1)) }, uniquingKeysWith: { first, _ in first }))
+                JSONValue.object(Dictionary(outputs.compactMap { output in
+                    result.position(of: output.column).map { (output.key, columns[$0].json(row[$0])) }
+                }, uniquingKeysWith: { first, _ in first }))
             }
             return function.returnsSet ? .array(objects) : objects.first ?? .null
         }
