@@ -95,3 +95,12 @@ revoke all on public.audit from anon, authenticated;
 create table public.directory (id int primary key, name text not null, secret text);
 revoke all on public.directory from anon, authenticated;
 grant select (id, name) on public.directory to anon, authenticated;
+
+-- A policy calling the app's own helper (security definer: it reads team_members past their
+-- policies, the usual way out of a policy recursion on Supabase).
+create function public.is_team_member(team uuid) returns boolean language sql stable security definer as $$
+  select exists (select 1 from public.team_members m where m.team_id = team and m.user_id = auth.uid())
+$$;
+create table public.team_links (id int primary key, team_id uuid not null references public.teams (id) on delete cascade, url text not null);
+alter table public.team_links enable row level security;
+create policy "Members read their team's links" on public.team_links for select to authenticated using (public.is_team_member(team_id));

@@ -134,6 +134,11 @@ step("rpc: execute revoked from anon", lambda: create_client(url, anon).rpc("all
 step("rpc: its rows filtered, ordered and limited", lambda: alice.rpc("notes_of_kind", {"wanted": "idea", "newest_first": False}).eq("team_id", red).order("id", desc=True).limit(1).execute(),
      lambda line: [row["body"] for row in rows(line)] == ["shipped"])
 step("rpc: a filter on an unknown column", lambda: alice.rpc("notes_of_kind", {"wanted": "idea"}).eq("nope", 1).execute(), error("42703"))
+service.table("team_links").insert({"id": 1, "team_id": red, "url": "https://example.com/red"}).execute()
+step("a policy calling the app's helper, as bob", lambda: bob.table("team_links").select("url").execute(),
+     lambda line: rows(line) == [{"url": "https://example.com/red"}])
+step("the same, as carol", lambda: carol.table("team_links").select("url").execute(), lambda line: rows(line) == [])
+step("the helper called alone", lambda: carol.rpc("is_team_member", {"team": blue}).execute(), lambda line: rows(line) is True)
 step("rpc: an unknown function", lambda: alice.rpc("nope", {}).execute(), error("PGRST202"))
 step("rpc: an unknown argument", lambda: alice.rpc("team_note_count", {"squad": red}).execute(), error("PGRST202"))
 service.table("directory").insert({"id": 1, "name": "Ada", "secret": "s1"}).execute()

@@ -162,4 +162,17 @@ struct SQLiteTranslatorTests {
         #expect(source.contains("public var x: Int?") && source.contains("public var x2: Int?") && source.contains("public var self_: String?"))
         #expect(source.contains("public struct Series:"))
     }
+
+    @Test func aDefinerHelperInAPolicyEndsTheRecursionAsInPostgres() throws {
+        let (schema, _) = try translate("""
+            create table members (team int, person uuid);
+            alter table members enable row level security;
+            create function is_member(t int) returns boolean language sql security definer as $$
+              select exists (select 1 from members where team = t and person = auth.uid()) $$;
+            create policy "co-members" on members for select using (is_member(team));
+            """)
+        let filter = try #require(try schema.filter("members", .select, role: "authenticated"))
+        // The argument is the policy's row, computed outside the helper's own FROM "members".
+        #expect(filter.contains(#"(SELECT (SELECT EXISTS (SELECT 1 FROM "members" AS "members" WHERE (("team") = ("soar_arguments"."a1")) AND (("person") = (auth_uid())))) FROM (SELECT ("team") AS "a1") AS "soar_arguments")"#), "\(filter)")
+    }
 }

@@ -176,14 +176,38 @@ struct ExpressionTranslator {
         var names = node.names("funcname")
         if names.first == "pg_catalog" || names.first == "public" || names.first == "extensions" { names.removeFirst() }
         let name = names.joined(separator: ".")
+        if Self.functions[name] == nil, let function = schema.functions[name] { return try inlined(function, node) }
         guard let mapped = Self.functions[name] else {
-            let known = schema.functions[name] != nil ? " (the app's own functions cannot be called from SQL on SQLite yet)" : ""
-            throw SQLError("function \(name)() is not supported on SQLite\(known); docs/schema.md lists those that are", at: node.location ?? 0)
+            throw SQLError("function \(name)() is not supported on SQLite; docs/schema.md lists those that are", at: node.location ?? 0)
         }
         if node.bool("agg_star") { return "\(mapped)(*)" }
         let args = try node.nodes("args").map { (arg: Node) throws(SQLError) -> String in try expression(arg) }
         let distinct = node.bool("agg_distinct") ? "DISTINCT " : ""
         return "\(mapped)(\(distinct)\(args.joined(separator: ", ")))"
+    }
+
+    /// One of the app's own SQL functions called in an expression (a policy's `is_member(team_id)`):
+    /// its body inlined as a scalar subquery, the arguments in place of its parameters. A
+    /// `SECURITY DEFINER` one reads its tables without the caller's policies, as in Postgres (the
+    /// usual way out of a policy recursion); another reads them under the caller's.
+    private func inlined(_ function: Function, _ node: Node) throws(SQLError) -> String {
+        guard let body = function.body, !function.returnsSet, !function.returnsRows else {
+            throw SQLError("function \(function.name)() returns rows: only a function of one value can be called in an expression", at: node.location ?? 0)
+        }
+        let given = node.nodes("args")
+        guard given.count <= function.arguments.count, given.count + function.defaults.suffix(from: given.count).filter({ $0 != nil }).count == function.arguments.count else {
+            throw SQLError("function \(function.name)() takes \(function.arguments.count) arguments", at: node.location ?? 0)
+        }
+        var values = try given.map { (argument: Node) throws(SQLError) -> String in try expression(argument) }
+        values += function.defaults.suffix(from: given.count).map { $0 ?? "NULL" }
+        var text = function.securityDefiner ? Schema.plain(body) : body
+        // The arguments are computed once, outside the body (a derived table with no FROM of its
+        // own, so their columns are the caller's row), and the body reads them by name: inlined
+        // text could otherwise be captured by a same-named column of the body's tables.
+        // The highest first, so ?1 does not match the start of ?12.
+        for index in values.indices.reversed() { text = text.replacingOccurrences(of: "?\(index + 1)", with: "\"soar_arguments\".\"a\(index + 1)\"") }
+        let arguments = values.enumerated().map { "(\($1)) AS \"a\($0 + 1)\"" }.joined(separator: ", ")
+        return "(SELECT (\(text)) FROM (SELECT \(arguments.isEmpty ? "1 AS \"a0\"" : arguments)) AS \"soar_arguments\")"
     }
 
     private func cast(_ node: Node) throws(SQLError) -> String {
