@@ -175,4 +175,10 @@ struct SQLiteTranslatorTests {
         // The argument is the policy's row, computed outside the helper's own FROM "members".
         #expect(filter.contains(#"(SELECT (SELECT EXISTS (SELECT 1 FROM "members" AS "members" WHERE (("team") = ("soar_arguments"."a1")) AND (("person") = (auth_uid())))) FROM (SELECT ("team") AS "a1") AS "soar_arguments")"#), "\(filter)")
     }
+
+    @Test func anAddedCheckBecomesTriggersOnTheNewRow() throws {
+        let (_, steps) = try translate("create table t (id int primary key, d int);\nalter table t add constraint d_small check (d < 10 and id > -1);")
+        #expect(steps.count == 3)
+        #expect(steps[1].sql == #"CREATE TRIGGER "d_small_insert" BEFORE INSERT ON "t" WHEN NOT (((NEW."d") < (10)) AND ((NEW."id") > (-1))) BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: d_small'); END"#, "\(steps[1].sql)")
+    }
 }

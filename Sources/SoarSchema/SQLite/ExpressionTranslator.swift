@@ -13,6 +13,8 @@ struct ExpressionTranslator {
     var shadowed: Set<String> = []
     /// The text the tree was parsed from (see ``constant(_:)``).
     var source: [UInt8] = []
+    /// A trigger's row (`NEW`): unqualified columns are its columns.
+    var row: String?
 
     func expression(_ node: Node) throws(SQLError) -> String {
         switch node.kind {
@@ -21,6 +23,7 @@ struct ExpressionTranslator {
             if fields.count == 1, let name = fields[0].stringValue, !shadowed.contains(name), let index = arguments.firstIndex(of: name) {
                 return "?\(index + 1)"
             }
+            if fields.count == 1, let row, let name = fields[0].stringValue { return row + "." + quote(name) }
             return try fields.map { (field: Node) throws(SQLError) -> String in
                 if field.kind == "A_Star" { return "*" }
                 guard let name = field.stringValue else { throw unsupported("this column reference", node) }

@@ -48,14 +48,8 @@ extension RestService {
             guard function.returnsRows else {
                 throw .rest(400, "PGRST100", "failed to parse the query string", details: "\(function.signature) returns no rows to select, filter or order")
             }
-            do throws(QueryError) {
-                query = try QueryParser(table: Table(function.result)).parse(modifiers)
-            } catch {
-                switch error {
-                case .syntax(let message, let details): throw .rest(400, "PGRST100", message, details: details)
-                case .rest(let status, let code, let message, let hint): throw .rest(status, code, message, hint: hint)
-                case .store(let error): throw .store(error, role: exchange.access.role)
-                }
+            do throws(QueryError) { query = try QueryParser(table: Table(function.result)).parse(modifiers) } catch {
+                throw Self.failure(error, exchange.access.role)
             }
         }
         let answer: JSONValue?

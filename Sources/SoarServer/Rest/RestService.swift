@@ -10,18 +10,23 @@ struct RestService: Sendable {
 
     /// Whether a write's answer shows its rows (`return=representation`, `headers-only`'s
     /// Location, `.single()`): only then must they be rows the caller may read, as in PostgREST.
-    static func wantsRows(_ prefer: Prefer, _ exchange: Exchange) -> Bool {
-        prefer.returning == .representation || prefer.returning == .headersOnly || wantsObject(exchange)
+    static func wantsRows(_ prefer: Prefer, _ answer: Representation) -> Bool {
+        prefer.returning == .representation || prefer.returning == .headersOnly || answer == .object
     }
 
-    /// `.single()`: one object, not an array; a write of any other number of rows is rolled back.
-    static func wantsObject(_ exchange: Exchange) -> Bool {
-        (try? Representation.answer(accepting: exchange.header("accept"))) == .object
+    /// A query string PostgREST would refuse, as its answer.
+    static func failure(_ error: QueryError, _ role: Access.Role) -> ServerError {
+        switch error {
+        case .syntax(let message, let details): .rest(400, "PGRST100", message, details: details)
+        case .rest(let status, let code, let message, let hint): .rest(status, code, message, hint: hint)
+        case .store(let error): .store(error, role: role)
+        }
     }
 
     func handle(_ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
         let name = exchange.parameters["table"] ?? ""
-        guard let table = store.tables[name] else {
+        let tables = store.tables
+        guard let table = tables[name] else {
             throw .rest(404, "PGRST205", "Could not find the table 'public.\(name)' in the schema cache")
         }
         for header in ["accept-profile", "content-profile"] {
@@ -29,29 +34,26 @@ struct RestService: Sendable {
                 throw .rest(406, "PGRST106", "The schema must be one of the following: public")
             }
         }
-        _ = try Representation.answer(accepting: exchange.header("accept"))
+        // `.single()` (one object, a write of any other number of rows rolled back), CSV or JSON.
+        let answer = try Representation.answer(accepting: exchange.header("accept"))
         let query: RowQuery
         do throws(QueryError) {
-            query = try QueryParser(table: table, tables: store.tables).parse(exchange.request.query.filter { $0.name != "apikey" })
+            query = try QueryParser(table: table, tables: tables).parse(exchange.request.query.filter { $0.name != "apikey" })
         } catch {
-            switch error {
-            case .syntax(let message, let details): throw .rest(400, "PGRST100", message, details: details)
-            case .rest(let status, let code, let message, let hint): throw .rest(status, code, message, hint: hint)
-            case .store(let error): throw .store(error, role: exchange.access.role)
-            }
+            throw Self.failure(error, exchange.access.role)
         }
         let prefer = Prefer(exchange.header("prefer"))
         switch exchange.request.method {
-        case "GET", "HEAD": return try read(table, query, prefer, exchange)
-        case "POST": return try insert(table, query, prefer, &exchange)
-        case "PATCH": return try update(table, query, prefer, exchange)
-        default: return try delete(table, query, prefer, exchange)
+        case "GET", "HEAD": return try read(table, query, prefer, answer, exchange)
+        case "POST": return try insert(table, query, prefer, answer, &exchange)
+        case "PATCH": return try update(table, query, prefer, answer, exchange)
+        default: return try delete(table, query, prefer, answer, exchange)
         }
     }
 
     // MARK: reading
 
-    private func read(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+    private func read(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ answer: Representation, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
         var query = query
         // As PostgREST (after RFC 9110), the Range header counts for GET only.
         if exchange.request.method == "GET", let range = exchange.header("range"), let (start, end) = try Self.range(range) {
@@ -69,7 +71,7 @@ struct RestService: Sendable {
         if let total = result.total, start > total {
             throw Self.rangeNotSatisfiable("An offset of \(start) was requested, but there are only \(total) rows.")
         }
-        var response = try body(table, query, result.rows, exchange, status: 200)
+        var response = try body(table, query, result.rows, answer, exchange, status: 200)
         let total = result.total.map(String.init) ?? "*"
         let range = result.rows.isEmpty ? "*/\(total)" : "\(start)-\(start + result.rows.count - 1)/\(total)"
         response.headers.append(("content-range", range))
@@ -82,7 +84,7 @@ struct RestService: Sendable {
 
     /// Answers later (see ``Later``): the store commits the rows on its writer thread, in a
     /// transaction shared with the other writes waiting then.
-    private func insert(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
+    private func insert(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ answer: Representation, _ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
         let objects: [[String: JSONValue]]
         switch try Self.body(exchange) {
         case .object(let object): objects = [object]
@@ -120,11 +122,11 @@ struct RestService: Sendable {
         }
         let asked = exchange
         exchange.later = Later { [self, rows, conflict] done in
-            store.insert(table, rows, onConflict: conflict, as: asked.access, single: Self.wantsObject(asked), returning: Self.wantsRows(prefer, asked)) { result in
+            store.insert(table, rows, onConflict: conflict, as: asked.access, single: answer == .object, returning: Self.wantsRows(prefer, answer)) { result in
                 done {
                     switch result {
                     case .success(let written):
-                        Result { () throws(ServerError) in try writeResponse(table, query, prefer, asked, written, status: 201) }
+                        Result { () throws(ServerError) in try writeResponse(table, query, prefer, answer, asked, written, status: 201) }
                     case .failure(let error): .failure(.store(error, role: asked.access.role))
                     }
                 }
@@ -133,7 +135,7 @@ struct RestService: Sendable {
         return HTTPResponse(status: 202)  // not sent: `later` answers
     }
 
-    private func update(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+    private func update(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ answer: Representation, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
         guard case .object(let object) = try Self.body(exchange) else {
             throw .rest(400, "PGRST102", "Empty or invalid json", details: "PATCH takes one object")
         }
@@ -149,20 +151,20 @@ struct RestService: Sendable {
         let written: [StoredRow]
         do {
             written = try store.update(
-                table, set: values, where: query.condition, as: exchange.access, single: Self.wantsObject(exchange), returning: Self.wantsRows(prefer, exchange))
+                table, set: values, where: query.condition, as: exchange.access, single: answer == .object, returning: Self.wantsRows(prefer, answer))
         } catch {
             throw .store(error, role: exchange.access.role)
         }
-        return try writeResponse(table, query, prefer, exchange, written, status: 200)
+        return try writeResponse(table, query, prefer, answer, exchange, written, status: 200)
     }
 
-    private func delete(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+    private func delete(_ table: Table, _ query: RowQuery, _ prefer: Prefer, _ answer: Representation, _ exchange: Exchange) throws(ServerError) -> HTTPResponse {
         try Self.requireFilter(query, "DELETE")
         let removed: [StoredRow]
-        do { removed = try store.delete(table, where: query.condition, as: exchange.access, single: Self.wantsObject(exchange)) } catch {
+        do { removed = try store.delete(table, where: query.condition, as: exchange.access, single: answer == .object) } catch {
             throw .store(error, role: exchange.access.role)
         }
-        return try writeResponse(table, query, prefer, exchange, removed, status: 200)
+        return try writeResponse(table, query, prefer, answer, exchange, removed, status: 200)
     }
 
     /// The request body as JSON: JSON itself, CSV rows as objects of their header's columns, or
@@ -196,12 +198,12 @@ struct RestService: Sendable {
     }
 
     private func writeResponse(
-        _ table: Table, _ query: RowQuery, _ prefer: Prefer, _ exchange: Exchange, _ rows: [StoredRow], status: Int
+        _ table: Table, _ query: RowQuery, _ prefer: Prefer, _ answer: Representation, _ exchange: Exchange, _ rows: [StoredRow], status: Int
     ) throws(ServerError) -> HTTPResponse {
         var response: HTTPResponse
         switch prefer.returning ?? .minimal {
         case .representation:
-            response = try body(table, query, rows, exchange, status: status)
+            response = try body(table, query, rows, answer, exchange, status: status)
         case .minimal, .headersOnly:
             response = HTTPResponse(status: status == 201 ? 201 : 204)
             if prefer.returning == .headersOnly, let row = rows.first {
@@ -220,8 +222,8 @@ struct RestService: Sendable {
 
     /// Rows as JSON, keys in the order selected (as PostgREST writes them): an array, or one
     /// object when the client asked for `vnd.pgrst.object+json`.
-    private func body(_ table: Table, _ query: RowQuery, _ rows: [StoredRow], _ exchange: Exchange, status: Int) throws(ServerError) -> HTTPResponse {
-        let outputs = query.outputs.isEmpty ? table.columns.map { RowQuery.Output(column: $0.name, key: $0.name) } : query.outputs
+    private func body(_ table: Table, _ query: RowQuery, _ rows: [StoredRow], _ answer: Representation, _ exchange: Exchange, status: Int) throws(ServerError) -> HTTPResponse {
+        let outputs = query.outputs(of: table.columns.map(\.name))
         // Embedded resources are read now, each in one query for every row (under the caller's policies).
         let embedded = try self.embedded(table, query, rows, exchange.access)
         let positions = outputs.map { $0.embedding == nil ? table.position(of: $0.column) : nil }
@@ -229,7 +231,7 @@ struct RestService: Sendable {
             guard let position = positions[field] else { return embedded[outputs[field].embedding!][index] }
             return table.columns[position].json(row[position])
         }
-        if try Representation.answer(accepting: exchange.header("accept")) == .csv {
+        if answer == .csv {
             var text = CSV.line(outputs.map(\.key)) + "\n"
             for (index, row) in rows.enumerated() {
                 text += CSV.line(outputs.indices.map { Self.csvText(value($0, row, index)) }) + "\n"
@@ -243,7 +245,7 @@ struct RestService: Sendable {
         }
         var json = JSONText(capacity: 64 + rows.count * 128)
         let contentType: String
-        if Self.wantsObject(exchange) {
+        if answer == .object {
             guard rows.count == 1 else { throw .store(.notOneRow(rows.count), role: exchange.access.role) }
             write(rows[0], 0, to: &json)
             contentType = Representation.objectMediaType + "; charset=utf-8"
@@ -282,7 +284,7 @@ struct RestService: Sendable {
                 }
             }
             let nested = try embedded(child, embedding.query, related, access)
-            let childOutputs = embedding.query.outputs.isEmpty ? child.columns.map { RowQuery.Output(column: $0.name, key: $0.name) } : embedding.query.outputs
+            let childOutputs = embedding.query.outputs(of: child.columns.map(\.name))
             let positions = join.map { child.position(of: $0.related)! }
             var byKey: [[SQLValue]: [Int]] = [:]
             for (index, row) in related.enumerated() { byKey[positions.map { row[$0] }, default: []].append(index) }

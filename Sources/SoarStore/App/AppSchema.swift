@@ -26,3 +26,8 @@ public enum AppSchema {
         return table.column("token") != nil && table.column("user_id") != nil
     }
 }
+
+/// A store failure while migrating, as the migration error its message already is.
+func migrating<T>(_ work: () throws(StoreError) -> T) throws(MigrationError) -> T {
+    do { return try work() } catch { throw MigrationError(error.message) }
+}

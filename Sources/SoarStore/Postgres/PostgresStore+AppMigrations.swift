@@ -26,7 +26,7 @@ extension PostgresStore {
         }
         var done: [MigrationFile] = []
         for file in files {
-            let ran = try failing { () throws(StoreError) in
+            let ran = try migrating { () throws(StoreError) in
                 try transaction(as: nil) { connection throws(StoreError) -> Bool in
                     try connection.execute(Self.lock + ";" + Self.ledger)
                     let applied = try Self.applied(on: connection)
@@ -59,7 +59,7 @@ extension PostgresStore {
             }
             if ran { done.append(file) }
         }
-        try failing { () throws(StoreError) in
+        try migrating { () throws(StoreError) in
             try transaction(as: nil) { connection throws(StoreError) in
                 // Under the lock: processes starting together would otherwise replace the trigger's
                 // function at the same time ("tuple concurrently updated").
@@ -198,7 +198,4 @@ extension PostgresStore {
         DROP FUNCTION IF EXISTS public.device_tokens_one_owner();
         """
 
-    private func failing<T>(_ work: () throws(StoreError) -> T) throws(MigrationError) -> T {
-        do { return try work() } catch { throw MigrationError(error.message) }
-    }
 }

@@ -23,7 +23,7 @@ extension PostgresStore {
             // Its rows filtered, ordered, limited and picked as a table's (PostgREST's select on RPC).
             var outer = PostgresSQL(Table(function.result))
             outer.parameters = parameters
-            let outputs = query.outputs.isEmpty ? function.columns.map { RowQuery.Output(column: $0.name, key: $0.name) } : query.outputs
+            let outputs = query.outputs(of: function.columns.map(\.name))
             let picked = outputs.map { "\(PostgresSQL.quote($0.column)) AS \(PostgresSQL.quote($0.key))" }.joined(separator: ", ")
             var inner = "SELECT \(picked) FROM \(call) AS \(PostgresSQL.quote(function.name))\(outer.whereClause(query.condition))\(outer.orderClause(query.order))"
             if let limit = query.limit { inner += " LIMIT \(outer.bind(.integer(Int64(limit))))" }

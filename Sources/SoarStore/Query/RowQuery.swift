@@ -111,6 +111,11 @@ public struct RowQuery: Sendable {
 
     public init() {}
 
+    /// What to return: the outputs chosen, or each of `columns` under its own name (`*`).
+    public func outputs(of columns: [String]) -> [Output] {
+        outputs.isEmpty ? columns.map { Output(column: $0, key: $0) } : outputs
+    }
+
     /// The columns a read of `table` names (what it returns, filters on, orders by, joins on):
     /// what column-level grants must allow.
     public func columnsNamed(in table: Table) -> Set<String> {

@@ -15,9 +15,9 @@ extension SQLiteStore {
 
     @discardableResult
     public func migrateApp(_ files: [MigrationFile]) throws(MigrationError) -> [MigrationFile] {
-        let pending = try MigrationFile.pending(files, applied: try failing { () throws(StoreError) in try appliedAppMigrations() })
-        var current = try failing { () throws(StoreError) in try storedSchema() }
-        var legacy = try failing { () throws(StoreError) in try legacyTables() }
+        let pending = try MigrationFile.pending(files, applied: try migrating { () throws(StoreError) in try appliedAppMigrations() })
+        var current = try migrating { () throws(StoreError) in try storedSchema() }
+        var legacy = try migrating { () throws(StoreError) in try legacyTables() }
         for file in pending {
             var translator = SQLiteTranslator(schema: current)
             var steps: [SQLiteTranslator.Step] = []
@@ -29,7 +29,7 @@ extension SQLiteStore {
             let schema = translator.schema
             let upgrading = legacy
             let time = Timestamp.postgres(now())
-            try failing { () throws(StoreError) in
+            try migrating { () throws(StoreError) in
                 try write { connection throws(StoreError) in
                     connection.context.access = nil
                     try Self.setAside(upgrading, on: connection)
@@ -139,7 +139,4 @@ extension SQLiteStore {
         """
 
 
-    private func failing<T>(_ work: () throws(StoreError) -> T) throws(MigrationError) -> T {
-        do { return try work() } catch { throw MigrationError(error.message) }
-    }
 }

@@ -9,8 +9,8 @@ extension SQLiteStore {
     public var tables: [String: Table] { schema.withLock { $0 } }
 
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
-        let tables = self.tables
-        var sql = SQLiteSQL(table, try require(.select, on: table, access, columns: Array(query.columnsNamed(in: table)))) { name in
+        // The other tables are looked up only for an `!inner` embedding's subquery.
+        var sql = SQLiteSQL(table, try require(.select, on: table, access, columns: Array(query.columnsNamed(in: table)))) { [self] name in
             (try? tables[name]?.rules(for: access).rows) ?? "(SELECT * FROM \(SQLiteSQL.quote(name)) WHERE 0)"
         }
         let filter = sql.whereClause(query.condition, .select)

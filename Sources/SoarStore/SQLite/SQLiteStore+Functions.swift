@@ -50,7 +50,7 @@ extension SQLiteStore {
         let enums = schema.enums
         if function.returnsRows {
             let columns = function.columns.map { Column($0, relation: function.name, enums: enums) }
-            let outputs = query.outputs.isEmpty ? columns.map { RowQuery.Output(column: $0.name, key: $0.name) } : query.outputs
+            let outputs = query.outputs(of: columns.map(\.name))
             let objects = rows.map { row in
                 JSONValue.object(Dictionary(outputs.compactMap { output in
                     result.position(of: output.column).map { (output.key, columns[$0].json(row[$0])) }
