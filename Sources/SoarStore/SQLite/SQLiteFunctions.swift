@@ -15,6 +15,13 @@ final class RequestContext {
     var patterns: [String: NSRegularExpression] = [:]
 
     var role: String { access?.role.rawValue ?? "service_role" }
+
+    /// What the next statements run for; ``SQLiteStore`` forgets it once its read or write is done,
+    /// so Soar's own statements after a request never run as that request.
+    func set(_ access: Access?, at time: String?) {
+        self.access = access
+        self.time = time
+    }
     var claims: String {
         JSONValue.object(["role": .string(role), "sub": access?.userID.map(JSONValue.string) ?? .null, "aal": .string("aal1")]).jsonText
     }

@@ -31,7 +31,7 @@ extension SQLiteStore {
             let time = Timestamp.postgres(now())
             try migrating { () throws(StoreError) in
                 try write { connection throws(StoreError) in
-                    connection.context.access = nil
+                    connection.context.set(nil, at: nil)
                     try Self.setAside(upgrading, on: connection)
                     for step in steps {
                         do throws(StoreError) {

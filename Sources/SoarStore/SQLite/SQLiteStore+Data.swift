@@ -22,8 +22,7 @@ extension SQLiteStore {
         let parameters = sql.parameters
         let time = Timestamp.postgres(now())
         return try read { connection throws(StoreError) in
-            connection.context.access = access
-            connection.context.time = time
+            connection.context.set(access, at: time)
             let rows = try connection.statement(text).rows(parameters)
             guard counting else { return (rows, nil) }
             let counted = try connection.statement("SELECT count(*) FROM \(sql.source)\(filter)").rows(filterParameters)
@@ -49,7 +48,10 @@ extension SQLiteStore {
             completion(.failure(error))
             return
         }
-        writer.enqueue(body, completion: completion)
+        writer.enqueue({ connection throws(StoreError) in
+            defer { connection.context.set(nil, at: nil) }
+            return try body(connection)
+        }, completion: completion)
     }
 
     /// An insert's statements, checked, as a write to run on the writer connection.
@@ -91,8 +93,7 @@ extension SQLiteStore {
         }
         let ignoring = if case .ignore = onConflict { true } else { false }
         return { connection throws(StoreError) in
-            connection.context.access = access
-            connection.context.time = time
+            connection.context.set(access, at: time)
             var written: [StoredRow] = []
             for (text, parameters) in statements {
                 let returned = try Self.relabeled(table) { () throws(StoreError) in try connection.statement(text).rows(parameters) }
@@ -120,8 +121,7 @@ extension SQLiteStore {
         text += sql.whereClause(condition, .update) + " RETURNING \(sql.allColumns)" + (check.map { ", \($0)" } ?? "")
         let parameters = sql.parameters
         return try write { connection throws(StoreError) in
-            connection.context.access = access
-            connection.context.time = time
+            connection.context.set(access, at: time)
             let rows = try Self.checked(try Self.relabeled(table) { () throws(StoreError) in try connection.statement(text).rows(parameters) }, table, check != nil)
             try StoreError.requireOneRow(rows, if: single)
             return returning ? rows : rows.map { _ in [] }
@@ -134,8 +134,7 @@ extension SQLiteStore {
         let parameters = sql.parameters
         let time = Timestamp.postgres(now())
         return try write { connection throws(StoreError) in
-            connection.context.access = access
-            connection.context.time = time
+            connection.context.set(access, at: time)
             let rows = try connection.statement(text).rows(parameters)
             try StoreError.requireOneRow(rows, if: single)
             return rows

@@ -32,8 +32,7 @@ extension SQLiteStore {
         let extra = Array(outer.parameters.dropFirst(arguments.count))
         let time = Timestamp.postgres(now())
         let rows = try read { connection throws(StoreError) -> [[SQLValue]] in
-            connection.context.access = access
-            connection.context.time = time
+            connection.context.set(access, at: time)
             var values: [SQLValue] = []
             for (index, value) in arguments.enumerated() {
                 if let value {

@@ -101,7 +101,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// returns, they are committed. A `bulk` write (thousands of rows) gets a transaction of its
     /// own, and small writes never wait for more than one of them (see ``WriteBatcher``).
     func write<T>(bulk: Bool = false, _ body: @escaping (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
-        try writer.perform(bulk: bulk, body)
+        try writer.perform(bulk: bulk) { connection throws(StoreError) in
+            defer { connection.context.set(nil, at: nil) }
+            return try body(connection)
+        }
     }
 
     /// Runs `body` on a read-only connection of the pool.
@@ -109,7 +112,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         let pooled = readersLock.withLock { readers.popLast() }
         let connection: SQLiteConnection
         if let pooled { connection = pooled } else { connection = try SQLiteConnection(path: path, readOnly: true) }
-        defer { readersLock.withLock { readers.append(connection) } }
+        defer {
+            connection.context.set(nil, at: nil)
+            readersLock.withLock { readers.append(connection) }
+        }
         return try body(connection)
     }
 }
