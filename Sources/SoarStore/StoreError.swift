@@ -50,8 +50,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Inside a write's transaction, so that a failure rolls it back: see ``notOneRow(_:)``.
-    static func requireOneRow(_ rows: [StoredRow], if single: Bool) throws(StoreError) {
+    @discardableResult
+    static func requireOneRow(_ rows: [StoredRow], if single: Bool) throws(StoreError) -> [StoredRow] {
         if single && rows.count != 1 { throw notOneRow(rows.count) }
+        return rows
     }
 
     /// The store itself failed (disk full, locked too long, corrupt file): a 503/500, never the client's fault.

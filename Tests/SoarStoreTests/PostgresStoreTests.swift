@@ -39,9 +39,9 @@ import Testing
         #expect(written.count == 1)
 
         // The SQL the store sends for a filtered read: the request's condition, no ownership one.
-        var read = PostgresSQL(StarterTables.todos)
-        let filtered = read.whereClause(.compare(column: "completed", op: .eq, operand: .value(.integer(0))))
-        #expect(filtered == " WHERE \"completed\" = $1" && read.parameters == ["0"], "\(filtered)")
+        var read = DataSQL(StarterTables.todos, .postgres)
+        let filtered = read.whereClause(.compare(column: "completed", op: .eq, operand: .value(.integer(0))), .select)
+        #expect(filtered == " WHERE \"completed\" = $1" && read.parameters == [.integer(0)], "\(filtered)")
         let select = "SELECT \(read.allColumns) FROM \(read.tableName) WHERE \"completed\" = false"
         #expect(try asUser(database, bob, select).isEmpty, "RLS alone keeps Bob out")
         #expect(try asUser(database, alice, select).contains("alice's secret"))

@@ -59,6 +59,14 @@ final class PGConnection {
         return count
     }
 
+    func query(_ statement: SQLStatement) throws(StoreError) -> [[String?]] {
+        try query(statement.text, statement.parameters.map(\.postgresText))
+    }
+
+    func changed(_ statement: SQLStatement) throws(StoreError) -> Int {
+        try changed(statement.text, statement.parameters.map(\.postgresText))
+    }
+
     private func run(_ sql: String, _ parameters: [String?]) throws(StoreError) -> OpaquePointer? {
         let name: String?
         if let known = prepared[sql] {

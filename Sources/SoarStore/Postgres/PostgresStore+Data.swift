@@ -7,22 +7,12 @@ extension PostgresStore {
     public var tables: [String: Table] { schema.withLock { $0 } }
 
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
-        var sql = PostgresSQL(table)
-        let filter = sql.whereClause(query.condition)
-        let filterParameters = sql.parameters
-        // Only the columns the request names, so column-level grants answer as PostgREST's do.
-        let named = query.columnsNamed(in: table)
-        let columns = table.columns.map(\.name).filter(named.contains)
-        let list = columns.isEmpty ? "1" : columns.map(PostgresSQL.quote).joined(separator: ", ")
-        var text = "SELECT \(list) FROM \(sql.tableName)\(filter)\(sql.orderClause(query.order))"
-        if let limit = query.limit { text += " LIMIT \(sql.bind(.integer(Int64(limit))))" }
-        if let offset = query.offset { text += " OFFSET \(sql.bind(.integer(Int64(offset))))" }
-        let parameters = sql.parameters
+        let columns = table.columns.map(\.name).filter(query.columnsNamed(in: table).contains)
+        let (rows, count) = DataSQL.select(DataSQL(table, .postgres), query, columns: columns)
         return try transaction(as: access) { connection throws(StoreError) in
-            let rows = try connection.query(text, parameters).map { sql.row($0, columns: columns) }
-            guard counting else { return (rows, nil) }
-            let counted = try connection.query("SELECT count(*) FROM \(sql.tableName)\(filter)", filterParameters)
-            return (rows, Int(counted.first?.first.flatMap { $0 } ?? "0") ?? 0)
+            let read = try connection.query(rows).map { table.row(postgres: $0, columns: columns) }
+            guard counting else { return (read, nil) }
+            return (read, Int(try connection.query(count).first?.first.flatMap { $0 } ?? "0") ?? 0)
         }
     }
 
@@ -30,40 +20,11 @@ extension PostgresStore {
         _ table: Table, _ rows: [RowValues], onConflict: ConflictResolution?, as access: Access, single: Bool, returning: Bool
     ) throws(StoreError) -> [StoredRow] {
         let time = Timestamp.postgres(now())
-        var statements: [(String, [String?])] = []
-        for values in rows {
-            // Columns left out get the table's defaults from Postgres itself (`auth.uid()`, `now()`…).
-            var sql = PostgresSQL(table)
-            let names = table.columns.map(\.name).filter { values[$0] != nil }
-            var text = "INSERT INTO \(sql.tableName) "
-            text += names.isEmpty ? "DEFAULT VALUES" : "(\(names.map(PostgresSQL.quote).joined(separator: ", "))) VALUES (" + names.map { sql.bind(values[$0]!) }.joined(separator: ", ") + ")"
-            switch onConflict {
-            case nil: break
-            case .ignore(let columns):
-                text += " ON CONFLICT (\(columns.map(PostgresSQL.quote).joined(separator: ", "))) DO NOTHING"
-            case .merge(let columns):
-                let touched = table.columns.filter { $0.touchedOnUpdate && values[$0.name] == nil }.map(\.name)
-                var assignments = names.filter { !columns.contains($0) }.map { "\(PostgresSQL.quote($0)) = excluded.\(PostgresSQL.quote($0))" }
-                assignments += touched.map { "\(PostgresSQL.quote($0)) = \(sql.bind(.text(time)))" }
-                if assignments.isEmpty { assignments = ["\(PostgresSQL.quote(columns[0])) = excluded.\(PostgresSQL.quote(columns[0]))"] }
-                text += " ON CONFLICT (\(columns.map(PostgresSQL.quote).joined(separator: ", "))) DO UPDATE SET " + assignments.joined(separator: ", ")
-            }
-            // Without RETURNING when no row is wanted: Postgres then asks nothing of the SELECT policies.
-            if returning { text += " RETURNING \(sql.allColumns)" }
-            statements.append((text, sql.parameters))
-        }
-        let ignoring = if case .ignore = onConflict { true } else { false }
-        let sql = PostgresSQL(table)
+        let statements = rows.map { DataSQL.insert(DataSQL(table, .postgres), $0, onConflict: onConflict, time: time, returning: returning) }
         return try transaction(as: access) { connection throws(StoreError) in
-            var written: [StoredRow] = []
-            for (text, parameters) in statements {
-                let returned = returning ? try connection.query(text, parameters).map(sql.row)
-                    : Array(repeating: [], count: try connection.changed(text, parameters))
-                if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
-                written += returned
-            }
-            try StoreError.requireOneRow(written, if: single)
-            return written
+            var rows: [StoredRow] = []
+            for statement in statements { rows += try written(statement, table, returning, on: connection) }
+            return try StoreError.requireOneRow(rows, if: single)
         }
     }
 
@@ -73,27 +34,22 @@ extension PostgresStore {
         var values = values
         let time = Timestamp.postgres(now())
         for column in table.columns where column.touchedOnUpdate && values[column.name] == nil { values[column.name] = .text(time) }
-        var sql = PostgresSQL(table)
-        let names = table.columns.map(\.name).filter { values[$0] != nil }
-        guard !names.isEmpty else { return [] }
-        var text = "UPDATE \(sql.tableName) SET " + names.map { "\(PostgresSQL.quote($0)) = \(sql.bind(values[$0]!))" }.joined(separator: ", ")
-        text += sql.whereClause(condition) + (returning ? " RETURNING \(sql.allColumns)" : "")
-        let parameters = sql.parameters
+        guard let statement = DataSQL.update(DataSQL(table, .postgres), set: values, where: condition, returning: returning) else { return [] }
         return try transaction(as: access) { connection throws(StoreError) in
-            let rows = returning ? try connection.query(text, parameters).map(sql.row) : Array(repeating: [], count: try connection.changed(text, parameters))
-            try StoreError.requireOneRow(rows, if: single)
-            return rows
+            try StoreError.requireOneRow(try written(statement, table, returning, on: connection), if: single)
         }
     }
 
     public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
-        var sql = PostgresSQL(table)
-        let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition)) RETURNING \(sql.allColumns)"
-        let parameters = sql.parameters
+        let statement = DataSQL.delete(DataSQL(table, .postgres), where: condition)
         return try transaction(as: access) { connection throws(StoreError) in
-            let rows = try connection.query(text, parameters).map(sql.row)
-            try StoreError.requireOneRow(rows, if: single)
-            return rows
+            try StoreError.requireOneRow(try written(statement, table, true, on: connection), if: single)
         }
+    }
+
+    /// The rows a write returned, or as many empty rows as it changed when none are returned.
+    private func written(_ statement: SQLStatement, _ table: Table, _ returning: Bool, on connection: PGConnection) throws(StoreError) -> [StoredRow] {
+        guard returning else { return Array(repeating: [], count: try connection.changed(statement)) }
+        return try connection.query(statement).map { table.row(postgres: $0, columns: table.columns.map(\.name)) }
     }
 }

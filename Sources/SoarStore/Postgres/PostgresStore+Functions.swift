@@ -8,33 +8,31 @@ extension PostgresStore {
     public var functions: [String: Function] { functionsByName.withLock { $0 } }
 
     public func call(_ function: Function, _ arguments: [SQLValue?], query: RowQuery, as access: Access) throws(StoreError) -> JSONValue? {
-        var parameters: [String?] = []
+        var parameters: [SQLValue] = []
         var named: [String] = []
         for (argument, value) in zip(function.arguments, arguments) {
             guard let value else { continue }  // its default
-            parameters.append(value.postgresText)
-            named.append("\(PostgresSQL.quote(argument.name)) := $\(parameters.count)::\(PostgresSQL.quote(argument.type))")
+            parameters.append(value)
+            named.append("\(DataSQL.quote(argument.name)) := $\(parameters.count)::\(DataSQL.quote(argument.type))")
         }
-        let call = "public.\(PostgresSQL.quote(function.name))(\(named.joined(separator: ", ")))"
+        let call = "public.\(DataSQL.quote(function.name))(\(named.joined(separator: ", ")))"
         let sql: String
         switch (function.returns, function.returnsRows, function.returnsSet) {
         case ("void", _, _): sql = "SELECT \(call)"
         case (_, true, true):
             // Its rows filtered, ordered, limited and picked as a table's (PostgREST's select on RPC).
-            var outer = PostgresSQL(Table(function.result))
-            outer.parameters = parameters
+            var outer = DataSQL(Table(function.result), .postgres, source: "\(call) AS \(DataSQL.quote(function.name))", parameters: parameters)
             let outputs = query.outputs(of: function.columns.map(\.name))
-            let picked = outputs.map { "\(PostgresSQL.quote($0.column)) AS \(PostgresSQL.quote($0.key))" }.joined(separator: ", ")
-            var inner = "SELECT \(picked) FROM \(call) AS \(PostgresSQL.quote(function.name))\(outer.whereClause(query.condition))\(outer.orderClause(query.order))"
-            if let limit = query.limit { inner += " LIMIT \(outer.bind(.integer(Int64(limit))))" }
-            if let offset = query.offset { inner += " OFFSET \(outer.bind(.integer(Int64(offset))))" }
+            let picked = outputs.map { "\(DataSQL.quote($0.column)) AS \(DataSQL.quote($0.key))" }.joined(separator: ", ")
+            let inner = "SELECT \(picked) FROM \(outer.source)\(outer.whereClause(query.condition, .select))\(outer.orderClause(query.order))"
+                + outer.limitClause(query)
             parameters = outer.parameters
             sql = "SELECT coalesce(json_agg(_r), '[]')::text FROM (\(inner)) AS _r"
         case (_, true, false): sql = "SELECT to_json(_r)::text FROM \(call) AS _r"
         case (_, false, true): sql = "SELECT coalesce(json_agg(_r.v), '[]')::text FROM \(call) AS _r(v)"
         case (_, false, false): sql = "SELECT to_json(\(call))::text"
         }
-        let rows = try transaction(as: access) { connection throws(StoreError) in try connection.query(sql, parameters) }
+        let rows = try transaction(as: access) { connection throws(StoreError) in try connection.query(SQLStatement(text: sql, parameters: parameters)) }
         guard function.returns != "void" else { return nil }
         guard let text = rows.first?.first ?? nil else { return .null }
         guard let value = try? JSONValue.read(Data(text.utf8)) else { throw StoreError.unavailable("a function's answer is not JSON") }

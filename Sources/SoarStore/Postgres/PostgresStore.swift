@@ -141,31 +141,3 @@ public final class PostgresStore: Store, @unchecked Sendable {
         return url.replacingOccurrences(of: #"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)"#, with: "$1***", options: .regularExpression)
     }
 }
-
-extension SQLValue {
-    /// The value as a libpq text parameter (`nil` is NULL; booleans travel as `1` and `0`).
-    var postgresText: String? {
-        switch self {
-        case .null: nil
-        case .integer(let value): String(value)
-        case .real(let value): String(value)
-        case .text(let value): value
-        }
-    }
-}
-
-extension Column {
-    /// A value Postgres printed as text, in the shape the SQLite store keeps (so every layer
-    /// above sees one form).
-    func stored(postgres text: String?) -> SQLValue {
-        guard let text else { return .null }
-        switch kind {
-        case .integer: return Int64(text).map(SQLValue.integer) ?? .text(text)
-        case .boolean: return .integer(text == "t" || text == "true" ? 1 : 0)
-        case .timestamptz: return .text(Timestamp.parse(text).map(Timestamp.postgres) ?? text)
-        case .double: return Double(text).map(SQLValue.real) ?? .text(text)
-        // numeric keeps its digits exactly (rendered as a JSON number from the text).
-        case .uuid, .text, .jsonb, .numeric, .timestamp, .date, .bytea, .enumeration: return .text(text)
-        }
-    }
-}

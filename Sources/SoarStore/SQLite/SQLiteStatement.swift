@@ -1,14 +1,21 @@
 import CSQLite
 import Foundation
 
-/// A prepared statement: bind values by position, step through rows, read columns.
+/// A prepared statement: bind values by number, step through rows, read columns.
 final class SQLiteStatement {
     private let raw: OpaquePointer
     private unowned let connection: SQLiteConnection
+    /// For each of SQLite's parameter slots, the value it takes: `$3` and `?3` take the third, as
+    /// in Postgres (SQLite numbers `$n` slots in order of appearance). Nil when slot n takes value n.
+    private let positions: [Int]?
 
     init(_ raw: OpaquePointer, connection: SQLiteConnection) {
         self.raw = raw
         self.connection = connection
+        let slots = (0..<Int(sqlite3_bind_parameter_count(raw))).map { slot in
+            sqlite3_bind_parameter_name(raw, Int32(slot + 1)).flatMap { Int(String(cString: $0).dropFirst()) }.map { $0 - 1 } ?? slot
+        }
+        positions = slots.enumerated().allSatisfy { $0 == $1 } ? nil : slots
     }
 
     deinit { sqlite3_finalize(raw) }
@@ -18,19 +25,25 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(raw)
     }
 
-    /// Binds `values` to ?1, ?2, ….
+    /// Binds `values` to $1 (or ?1), $2, ….
     func bind(_ values: [SQLValue]) throws(StoreError) {
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let result: Int32
-            switch value {
-            case .null: result = sqlite3_bind_null(raw, index)
-            case .integer(let v): result = sqlite3_bind_int64(raw, index, v)
-            case .real(let v): result = sqlite3_bind_double(raw, index, v)
-            case .text(var v): result = v.withUTF8 { Self.bindText($0, at: index, on: raw) }
-            }
-            guard result == SQLITE_OK else { throw SQLiteConnection.error(result, connection.lastMessage) }
+        guard let positions else {
+            for (offset, value) in values.enumerated() { try bind(value, at: offset) }
+            return
         }
+        for (slot, position) in positions.enumerated() where position < values.count { try bind(values[position], at: slot) }
+    }
+
+    private func bind(_ value: SQLValue, at slot: Int) throws(StoreError) {
+        let index = Int32(slot + 1)
+        let result: Int32
+        switch value {
+        case .null: result = sqlite3_bind_null(raw, index)
+        case .integer(let v): result = sqlite3_bind_int64(raw, index, v)
+        case .real(let v): result = sqlite3_bind_double(raw, index, v)
+        case .text(var v): result = v.withUTF8 { Self.bindText($0, at: index, on: raw) }
+        }
+        guard result == SQLITE_OK else { throw SQLiteConnection.error(result, connection.lastMessage) }
     }
 
     /// Binds UTF-8 bytes with their length, straight from the string's storage (SQLite copies them).

@@ -9,25 +9,20 @@ extension SQLiteStore {
     public var tables: [String: Table] { schema.withLock { $0 } }
 
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
+        let columns = table.columns.map(\.name).filter(query.columnsNamed(in: table).contains)
+        let rules = try require(.select, on: table, access, columns: columns)
         // The other tables are looked up only for an `!inner` embedding's subquery.
-        var sql = SQLiteSQL(table, try require(.select, on: table, access, columns: Array(query.columnsNamed(in: table)))) { [self] name in
-            (try? tables[name]?.rules(for: access).rows) ?? "(SELECT * FROM \(SQLiteSQL.quote(name)) WHERE 0)"
+        let sql = DataSQL(table, .sqlite, rules: rules) { [self] name in
+            (try? tables[name]?.rules(for: access).rows) ?? "(SELECT * FROM \(DataSQL.quote(name)) WHERE 0)"
         }
-        let filter = sql.whereClause(query.condition, .select)
-        let filterParameters = sql.parameters
-        var text = "SELECT \(sql.allColumns) FROM \(sql.source)\(filter)\(sql.orderClause(query.order))"
-        if query.limit != nil || query.offset != nil {
-            text += " LIMIT \(sql.bind(.integer(Int64(query.limit ?? -1)))) OFFSET \(sql.bind(.integer(Int64(query.offset ?? 0))))"
-        }
-        let parameters = sql.parameters
+        let (rows, count) = DataSQL.select(sql, query, columns: columns)
         let time = Timestamp.postgres(now())
         return try read { connection throws(StoreError) in
             connection.context.set(access, at: time)
-            let rows = try connection.statement(text).rows(parameters)
-            guard counting else { return (rows, nil) }
-            let counted = try connection.statement("SELECT count(*) FROM \(sql.source)\(filter)").rows(filterParameters)
-            guard case .integer(let total) = counted.first?.first else { return (rows, 0) }
-            return (rows, Int(total))
+            let read = try connection.statement(rows.text).rows(rows.parameters).map { table.row($0, columns: columns) }
+            guard counting else { return (read, nil) }
+            guard case .integer(let total) = try connection.statement(count.text).rows(count.parameters).first?.first else { return (read, 0) }
+            return (read, Int(total))
         }
     }
 
@@ -63,46 +58,18 @@ extension SQLiteStore {
         // No policy lets this role insert: refused before any column is looked at, as Postgres's RLS does.
         guard table.relation.mayReachAnyRow(.insert, role: access.role.rawValue) else { throw .rowSecurity(table.name) }
         let time = Timestamp.postgres(now())
-        var statements: [(String, [SQLValue])] = []
-        let merging = if case .merge = onConflict { true } else { false }
-        // Rows that come back must also be rows the caller may read (Postgres's RETURNING rule).
-        let check = SQLiteSQL(table, rules).checkColumn(merging ? [.insert, .update] : [.insert], readable: returning)
-        for values in rows {
-            var sql = SQLiteSQL(table, rules)
-            let names = table.columns.map(\.name).filter { values[$0] != nil }
-            var text = "INSERT INTO \(sql.tableName) "
-            text += names.isEmpty ? "DEFAULT VALUES" : "(\(names.map(SQLiteSQL.quote).joined(separator: ", "))) VALUES (" + names.map { sql.bind(values[$0]!) }.joined(separator: ", ") + ")"
-            switch onConflict {
-            case nil: break
-            case .ignore(let columns):
-                text += " ON CONFLICT (\(columns.map(SQLiteSQL.quote).joined(separator: ", "))) DO NOTHING"
-            case .merge(let columns):
-                let touched = table.columns.filter { $0.touchedOnUpdate && values[$0.name] == nil }.map(\.name)
-                var assignments = names.filter { !columns.contains($0) }.map { "\(SQLiteSQL.quote($0)) = excluded.\(SQLiteSQL.quote($0))" }
-                assignments += touched.map { "\(SQLiteSQL.quote($0)) = \(sql.bind(.text(time)))" }
-                // Nothing to change, but the existing row is still "written": touch its key.
-                if assignments.isEmpty { assignments = ["\(SQLiteSQL.quote(columns[0])) = excluded.\(SQLiteSQL.quote(columns[0]))"] }
-                text += " ON CONFLICT (\(columns.map(SQLiteSQL.quote).joined(separator: ", "))) DO UPDATE SET " + assignments.joined(separator: ", ")
-                // The update policies' USING side: an existing row the caller may not change is not
-                // updated (and is an error below).
-                let using = [rules.filters[.update], rules.filters[.select]].compactMap { $0 }
-                if !using.isEmpty { text += " WHERE " + using.map { "(\($0))" }.joined(separator: " AND ") }
-            }
-            text += " RETURNING \(sql.allColumns)" + (check.map { ", \($0)" } ?? "")
-            statements.append((text, sql.parameters))
-        }
+        let statements = rows.map { DataSQL.insert(DataSQL(table, .sqlite, rules: rules), $0, onConflict: onConflict, time: time, returning: returning) }
         let ignoring = if case .ignore = onConflict { true } else { false }
         return { connection throws(StoreError) in
             connection.context.set(access, at: time)
             var written: [StoredRow] = []
-            for (text, parameters) in statements {
-                let returned = try Self.relabeled(table) { () throws(StoreError) in try connection.statement(text).rows(parameters) }
+            for statement in statements {
+                let returned = try Self.run(statement, table, on: connection)
+                // Nothing written and no conflict to ignore: the UPDATE policies kept the existing row.
                 if returned.isEmpty && !ignoring { throw StoreError.rowSecurity(table.name) }
-                written += try Self.checked(returned, table, check != nil)
+                written += returned
             }
-            if !returning { written = written.map { _ in [] } }
-            try StoreError.requireOneRow(written, if: single)
-            return written
+            return try StoreError.requireOneRow(returning ? written : written.map { _ in [] }, if: single)
         }
     }
 
@@ -113,31 +80,20 @@ extension SQLiteStore {
         var values = values
         let time = Timestamp.postgres(now())
         for column in table.columns where column.touchedOnUpdate && values[column.name] == nil { values[column.name] = .text(time) }
-        var sql = SQLiteSQL(table, rules)
-        let names = table.columns.map(\.name).filter { values[$0] != nil }
-        guard !names.isEmpty else { return [] }
-        var text = "UPDATE \(sql.tableName) SET " + names.map { "\(SQLiteSQL.quote($0)) = \(sql.bind(values[$0]!))" }.joined(separator: ", ")
-        let check = sql.checkColumn([.update], readable: returning)
-        text += sql.whereClause(condition, .update) + " RETURNING \(sql.allColumns)" + (check.map { ", \($0)" } ?? "")
-        let parameters = sql.parameters
+        guard let statement = DataSQL.update(DataSQL(table, .sqlite, rules: rules), set: values, where: condition, returning: returning) else { return [] }
         return try write { connection throws(StoreError) in
             connection.context.set(access, at: time)
-            let rows = try Self.checked(try Self.relabeled(table) { () throws(StoreError) in try connection.statement(text).rows(parameters) }, table, check != nil)
-            try StoreError.requireOneRow(rows, if: single)
+            let rows = try StoreError.requireOneRow(try Self.run(statement, table, on: connection), if: single)
             return returning ? rows : rows.map { _ in [] }
         }
     }
 
     public func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow] {
-        var sql = SQLiteSQL(table, try require(.delete, on: table, access))
-        let text = "DELETE FROM \(sql.tableName)\(sql.whereClause(condition, .delete)) RETURNING \(sql.allColumns)"
-        let parameters = sql.parameters
+        let statement = DataSQL.delete(DataSQL(table, .sqlite, rules: try require(.delete, on: table, access)), where: condition)
         let time = Timestamp.postgres(now())
         return try write { connection throws(StoreError) in
             connection.context.set(access, at: time)
-            let rows = try connection.statement(text).rows(parameters)
-            try StoreError.requireOneRow(rows, if: single)
-            return rows
+            return try StoreError.requireOneRow(try Self.run(statement, table, on: connection), if: single)
         }
     }
 
@@ -159,18 +115,16 @@ extension SQLiteStore {
         return try table.rules(for: access)
     }
 
-    /// Rows as returned, without their check column; 42501 when a row fails the policies' check.
-    private static func checked(_ rows: [[SQLValue]], _ table: Table, _ hasCheck: Bool) throws(StoreError) -> [StoredRow] {
-        guard hasCheck else { return rows }
-        for row in rows where row.last != .integer(1) { throw StoreError.rowSecurity(table.name) }
-        return rows.map { Array($0.dropLast()) }
-    }
-
-    /// SQLite names no table in a check's failure: Postgres's message does.
-    private static func relabeled<T>(_ table: Table, _ work: () throws(StoreError) -> T) throws(StoreError) -> T {
-        do { return try work() } catch {
+    /// A write's rows, without their check column: 42501 when a row fails the policies' check.
+    /// SQLite names no table in a CHECK constraint's failure; Postgres's message does.
+    private static func run(_ statement: SQLStatement, _ table: Table, on connection: SQLiteConnection) throws(StoreError) -> [StoredRow] {
+        let rows: [[SQLValue]]
+        do { rows = try connection.statement(statement.text).rows(statement.parameters) } catch {
             guard error.code == "23514", let name = error.message.split(separator: "\"").dropFirst().first else { throw error }
             throw StoreError(code: "23514", message: "new row for relation \"\(table.name)\" violates check constraint \"\(name)\"")
         }
+        guard statement.checked else { return rows }
+        for row in rows where row.last != .integer(1) { throw StoreError.rowSecurity(table.name) }
+        return rows.map { Array($0.dropLast()) }
     }
 }

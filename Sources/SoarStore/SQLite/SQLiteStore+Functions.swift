@@ -20,14 +20,11 @@ extension SQLiteStore {
         }
         // Rows are filtered, ordered and limited as a table's would be: the body is their source.
         let result = Table(function.result, schema: schema)
-        var outer = SQLiteSQL(result, Table.Rules(filters: [:], checks: [:], source: "(\(sql)) AS \(SQLiteSQL.quote(function.name))", rows: ""))
-        outer.parameters = arguments.map { _ in .null }  // the body's ?1…?n come first
+        // The body's ?1…?n come first.
+        var outer = DataSQL(result, .sqlite, source: "(\(sql)) AS \(DataSQL.quote(function.name))", parameters: arguments.map { _ in .null })
         if function.returnsRows {
-            let names = result.columns.map { SQLiteSQL.quote($0.name) }.joined(separator: ", ")
-            sql = "SELECT \(names) FROM \(outer.source)\(outer.whereClause(query.condition, .select))\(outer.orderClause(query.order))"
-            if query.limit != nil || query.offset != nil {
-                sql += " LIMIT \(outer.bind(.integer(Int64(query.limit ?? -1)))) OFFSET \(outer.bind(.integer(Int64(query.offset ?? 0))))"
-            }
+            sql = "SELECT \(outer.allColumns) FROM \(outer.source)\(outer.whereClause(query.condition, .select))\(outer.orderClause(query.order))"
+            sql += outer.limitClause(query)
         }
         let extra = Array(outer.parameters.dropFirst(arguments.count))
         let time = Timestamp.postgres(now())

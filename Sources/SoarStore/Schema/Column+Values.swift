@@ -127,3 +127,19 @@ extension Column {
 extension Character {
     fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
+
+extension Column {
+    /// A value Postgres printed as text, in the shape the SQLite store keeps (so every layer
+    /// above sees one form).
+    func stored(postgres text: String?) -> SQLValue {
+        guard let text else { return .null }
+        switch kind {
+        case .integer: return Int64(text).map(SQLValue.integer) ?? .text(text)
+        case .boolean: return .integer(text == "t" || text == "true" ? 1 : 0)
+        case .timestamptz: return .text(Timestamp.parse(text).map(Timestamp.postgres) ?? text)
+        case .double: return Double(text).map(SQLValue.real) ?? .text(text)
+        // numeric keeps its digits exactly (rendered as a JSON number from the text).
+        case .uuid, .text, .jsonb, .numeric, .timestamp, .date, .bytea, .enumeration: return .text(text)
+        }
+    }
+}

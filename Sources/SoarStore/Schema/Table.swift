@@ -71,3 +71,18 @@ public struct Table: Sendable {
         schema.relations.mapValues { Table($0, schema: schema) }
     }
 }
+
+extension Table {
+    /// A row read as only `columns`, widened to every column in declaration order (NULL where not read).
+    func row(_ values: [SQLValue], columns: [String]) -> StoredRow {
+        guard columns.count != self.columns.count else { return values }
+        var row = StoredRow(repeating: .null, count: self.columns.count)
+        for (name, value) in zip(columns, values) { if let position = position(of: name) { row[position] = value } }
+        return row
+    }
+
+    /// The same for a row Postgres printed as text.
+    func row(postgres texts: [String?], columns: [String]) -> StoredRow {
+        row(zip(columns, texts).map { name, text in column(name)?.stored(postgres: text) ?? text.map(SQLValue.text) ?? .null }, columns: columns)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import SoarCore
+
+/// GoTrue's tables, written once for both stores: `auth.users` on Postgres, `auth_users` on SQLite.
+/// The stores choose the transaction (and keep their session caches); this is what runs in it.
+struct AuthSQL {
+    let dialect: SQLDialect
+
+    private var users: String { table("users") }
+    private var sessions: String { table("sessions") }
+    private var refreshTokens: String { table("refresh_tokens") }
+    private func table(_ name: String) -> String { dialect == .postgres ? "auth." + name : "auth_" + name }
+
+    private static let userColumns =
+        "id, aud, role, email, phone, encrypted_password, is_anonymous, app_metadata, user_metadata, email_confirmed_at, last_sign_in_at, created_at, updated_at"
+
+    func createUser(_ user: AuthUser, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows("INSERT INTO \(users) (\(Self.userColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)", Self.values(user))
+    }
+
+    func user(id: String, on connection: some SQLConnection) throws(StoreError) -> AuthUser? {
+        try connection.rows("SELECT \(Self.userColumns) FROM \(users) WHERE id = $1", [.text(id)]).first.map(Self.user)
+    }
+
+    /// Emails match without regard to case: SQLite's column is `COLLATE NOCASE` (so its unique
+    /// index serves the lookup), Postgres's unique index is on `lower(email)`.
+    func user(email: String, on connection: some SQLConnection) throws(StoreError) -> AuthUser? {
+        let match = dialect == .postgres ? "lower(email) = lower($1)" : "email = $1"
+        return try connection.rows("SELECT \(Self.userColumns) FROM \(users) WHERE \(match)", [.text(email)]).first.map(Self.user)
+    }
+
+    func updateUser(_ user: AuthUser, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows(
+            """
+            UPDATE \(users) SET aud = $2, role = $3, email = $4, phone = $5, encrypted_password = $6, is_anonymous = $7,
+            app_metadata = $8, user_metadata = $9, email_confirmed_at = $10, last_sign_in_at = $11, created_at = $12, updated_at = $13
+            WHERE id = $1
+            """, Self.values(user))
+    }
+
+    func deleteUser(id: String, on connection: some SQLConnection) throws(StoreError) -> Bool {
+        !(try connection.rows("DELETE FROM \(users) WHERE id = $1 RETURNING id", [.text(id)]).isEmpty)
+    }
+
+    func users(offset: Int, limit: Int, on connection: some SQLConnection) throws(StoreError) -> (users: [AuthUser], total: Int) {
+        let rows = try connection.rows("SELECT \(Self.userColumns) FROM \(users) ORDER BY created_at, id LIMIT $1 OFFSET $2", [.integer(Int64(limit)), .integer(Int64(offset))])
+        let total = try connection.rows("SELECT count(*) FROM \(users)").first?.first?.text.flatMap { Int($0) }
+        return (rows.map(Self.user), total ?? rows.count)
+    }
+
+    func createSession(id: String, userID: String, refreshTokenHash: String, now: String, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows("INSERT INTO \(sessions) (id, user_id, created_at, updated_at) VALUES ($1, $2, $3, $3)", [.text(id), .text(userID), .text(now)])
+        try connection.rows(
+            "INSERT INTO \(refreshTokens) (token_hash, session_id, user_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
+            [.text(refreshTokenHash), .text(id), .text(userID), .text(now)])
+        try connection.rows("UPDATE \(users) SET last_sign_in_at = $2 WHERE id = $1", [.text(userID), .text(now)])
+    }
+
+    func sessionExists(_ id: String, on connection: some SQLConnection) throws(StoreError) -> Bool {
+        !(try connection.rows("SELECT 1 FROM \(sessions) WHERE id = $1", [.text(id)]).isEmpty)
+    }
+
+    /// One session (`only`), or all of the user's but `except` (none: all).
+    func deleteSessions(userID: String, only: String?, except: String?, on connection: some SQLConnection) throws(StoreError) {
+        // As text: the ids given may not be UUIDs at all.
+        let match = only == nil ? "CAST(id AS text) <> $2" : "CAST(id AS text) = $2"
+        try connection.rows("DELETE FROM \(sessions) WHERE user_id = $1 AND \(match)", [.text(userID), .text(only ?? except ?? "")])
+    }
+
+    /// Uses a refresh token once, in the caller's transaction (see ``AuthStore/refresh(tokenHash:successorHashes:now:reuseGrace:)``).
+    func refresh(tokenHash: String, successorHashes: [String], now: Date, reuseGrace: TimeInterval, on connection: some SQLConnection) throws(StoreError) -> RefreshOutcome {
+        let time = Timestamp.postgres(now)
+        // FOR UPDATE: two Postgres connections presenting the same token take turns (SQLite's one writer does anyway).
+        let lock = dialect == .postgres ? " FOR UPDATE OF t" : ""
+        let found = try connection.rows(
+            "SELECT t.id, t.session_id, t.user_id, t.revoked, t.updated_at FROM \(refreshTokens) t JOIN \(sessions) s ON s.id = t.session_id WHERE t.token_hash = $1\(lock)",
+            [.text(tokenHash)])
+        guard let row = found.first, let session = row[1].text, let user = row[2].text, let usedAt = row[4].text else { return .notFound }
+        if row[3].flag {
+            // GoTrue's reuse detection: a used token again, after the grace for parallel refreshes, ends the session.
+            let placeholders = successorHashes.indices.map { "$\($0 + 2)" }.joined(separator: ", ")
+            let stored = try connection.rows(
+                "SELECT token_hash, revoked FROM \(refreshTokens) WHERE session_id = $1 AND token_hash IN (\(placeholders))",
+                [.text(session)] + successorHashes.map { .text($0) })
+            let revoked = Dictionary(stored.compactMap { row in row[0].text.map { ($0, row[1].flag) } }, uniquingKeysWith: { first, _ in first })
+            let outcome = RefreshOutcome.reusedToken(
+                userID: user, sessionID: session, usedAt: Timestamp.parse(usedAt), successors: successorHashes.map { revoked[$0] },
+                now: now, reuseGrace: reuseGrace)
+            if outcome == .reused { try connection.rows("DELETE FROM \(sessions) WHERE id = $1", [.text(session)]) }
+            return outcome
+        }
+        try connection.rows("UPDATE \(refreshTokens) SET revoked = true, updated_at = $2 WHERE id = $1", [row[0], .text(time)])
+        try connection.rows(
+            "INSERT INTO \(refreshTokens) (token_hash, session_id, user_id, parent, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)",
+            [.text(successorHashes[0]), .text(session), .text(user), row[0], .text(time)])
+        try connection.rows("UPDATE \(sessions) SET updated_at = $2 WHERE id = $1", [.text(session), .text(time)])
+        return .rotated(userID: user, sessionID: session)
+    }
+
+    private static func values(_ user: AuthUser) -> [SQLValue] {
+        func text(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
+        return [
+            .text(user.id), .text(user.aud), .text(user.role), text(user.email), text(user.phone), text(user.passwordHash),
+            .integer(user.isAnonymous ? 1 : 0), .text(JSONValue.object(user.appMetadata).jsonText),
+            .text(JSONValue.object(user.userMetadata).jsonText), text(user.emailConfirmedAt), text(user.lastSignInAt),
+            .text(user.createdAt), .text(user.updatedAt),
+        ]
+    }
+
+    /// A row of ``userColumns`` from either store (times in the one form both keep).
+    private static func user(_ row: [SQLValue]) -> AuthUser {
+        func time(_ index: Int) -> String? { row[index].text.map { Timestamp.parse($0).map(Timestamp.postgres) ?? $0 } }
+        func object(_ index: Int) -> [String: JSONValue] {
+            row[index].text.flatMap { try? JSONValue.read(Data($0.utf8)) }?.objectValue ?? [:]
+        }
+        var user = AuthUser(id: row[0].text ?? "", createdAt: time(11) ?? "")
+        user.aud = row[1].text ?? "authenticated"
+        user.role = row[2].text ?? "authenticated"
+        user.email = row[3].text
+        user.phone = row[4].text
+        user.passwordHash = row[5].text
+        user.isAnonymous = row[6].flag
+        user.appMetadata = object(7)
+        user.userMetadata = object(8)
+        user.emailConfirmedAt = time(9)
+        user.lastSignInAt = time(10)
+        user.updatedAt = time(12) ?? user.createdAt
+        return user
+    }
+}
