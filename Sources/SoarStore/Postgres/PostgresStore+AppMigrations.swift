@@ -14,7 +14,7 @@ extension PostgresStore {
         """
 
     public func appliedAppMigrations() throws(StoreError) -> [AppliedMigration] {
-        try transaction(as: nil) { connection throws(StoreError) in try Self.applied(on: connection) }
+        try run { connection throws(StoreError) in try Self.applied(on: connection) }
     }
 
     @discardableResult
@@ -27,7 +27,7 @@ extension PostgresStore {
         var done: [MigrationFile] = []
         for file in files {
             let ran = try migrating { () throws(StoreError) in
-                try transaction(as: nil) { connection throws(StoreError) -> Bool in
+                try run { connection throws(StoreError) -> Bool in
                     try connection.execute(Self.lock + ";" + Self.ledger)
                     let applied = try Self.applied(on: connection)
                     let pending: [MigrationFile]
@@ -60,7 +60,7 @@ extension PostgresStore {
             if ran { done.append(file) }
         }
         try migrating { () throws(StoreError) in
-            try transaction(as: nil) { connection throws(StoreError) in
+            try run { connection throws(StoreError) in
                 // Under the lock: processes starting together would otherwise replace the trigger's
                 // function at the same time ("tuple concurrently updated").
                 try connection.execute(Self.lock)
@@ -77,7 +77,7 @@ extension PostgresStore {
     /// Reads the catalog again: after the app's migrations, and on `NOTIFY pgrst, 'reload schema'`.
     /// Requests in flight keep the tables they started with; the next ones get the new schema.
     public func reloadSchema() throws(StoreError) {
-        let (schema, functions) = try transaction(as: nil) { connection throws(StoreError) in
+        let (schema, functions) = try run { connection throws(StoreError) in
             let schema = try Self.catalog(on: connection)
             return (schema, try Self.functions(on: connection, relations: schema.relations))
         }

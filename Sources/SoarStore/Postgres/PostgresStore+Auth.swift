@@ -62,10 +62,4 @@ extension PostgresStore {
         if case .reused = outcome { recentSessions.forgetAll() }
         return outcome
     }
-
-    /// Runs `body` in a transaction as the server's own role.
-    @discardableResult
-    func run<T>(_ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
-        try transaction(as: nil, body)
-    }
 }

@@ -32,7 +32,7 @@ extension PostgresStore {
         case (_, false, true): sql = "SELECT coalesce(json_agg(_r.v), '[]')::text FROM \(call) AS _r(v)"
         case (_, false, false): sql = "SELECT to_json(\(call))::text"
         }
-        let rows = try transaction(as: access) { connection throws(StoreError) in try connection.query(SQLStatement(text: sql, parameters: parameters)) }
+        let rows = try transaction(as: access, [SQLStatement(text: sql, parameters: parameters)])[0].rows
         guard function.returns != "void" else { return nil }
         guard let text = rows.first?.first ?? nil else { return .null }
         guard let value = try? JSONValue.read(Data(text.utf8)) else { throw StoreError.unavailable("a function's answer is not JSON") }

@@ -50,7 +50,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
 
     /// The migrations applied, in order (for `soar migrate`).
     public func appliedMigrations() throws(StoreError) -> [String] {
-        try transaction(as: nil) { connection throws(StoreError) in
+        try run { connection throws(StoreError) in
             try connection.query("SELECT name FROM public.soar_migrations ORDER BY name").compactMap { $0[0] }
         }
     }
@@ -84,27 +84,51 @@ public final class PostgresStore: Store, @unchecked Sendable {
         }
     }
 
-    /// Runs `body` in one transaction as `access`: `SET LOCAL ROLE` to the JWT's role and the
-    /// claims in `request.jwt.claims` (and `request.jwt.claim.sub`), the way PostgREST does, in the
-    /// same round trip as BEGIN. Nil runs as the connection's own role (the server's tables: auth,
-    /// push). Everything is LOCAL, so nothing one request sets outlives its transaction.
-    func transaction<T>(as access: Access?, _ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+    /// Runs `body` in one transaction as the server's own role (the auth and push tables, the catalog).
+    @discardableResult
+    func run<T>(_ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
         try pool.with { connection throws(StoreError) in
-            var begin = "BEGIN"
-            if let access {
-                let claims = JSONValue.object(["role": .string(access.role.rawValue), "sub": access.userID.map(JSONValue.string) ?? .null])
-                begin += "; SET LOCAL ROLE \(access.role.rawValue)"
-                begin += "; SELECT set_config('request.jwt.claims', \(connection.literal(claims.jsonText)), true)"
-                begin += ", set_config('request.jwt.claim.sub', \(connection.literal(access.userID ?? "")), true)"
-                begin += ", set_config('request.jwt.claim.role', \(connection.literal(access.role.rawValue)), true)"
-            }
             do throws(StoreError) {
-                try connection.execute(begin)
+                try connection.execute("BEGIN")
                 let value = try body(connection)
                 try connection.execute("COMMIT")
                 return value
             } catch {
                 if connection.isUsable { _ = try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// Runs a request's statements in one transaction as `access`, in one round trip: BEGIN, the
+    /// JWT's role and claims (`role`, `request.jwt.claims`, `request.jwt.claim.sub`, as PostgREST
+    /// sets them, all local to the transaction), the statements and COMMIT travel together
+    /// (libpq's pipeline mode). With `accept`, COMMIT waits for it to accept the answers (a
+    /// second round trip), and a throw rolls everything back.
+    ///
+    /// - Returns: each statement's answer.
+    func transaction(
+        as access: Access, _ statements: [SQLStatement], accept: ((([PGConnection.Answer]) throws(StoreError) -> Void))? = nil
+    ) throws(StoreError) -> [PGConnection.Answer] {
+        let role = SQLValue.text(access.role.rawValue)
+        let claims = JSONValue.object(["role": .string(access.role.rawValue), "sub": access.userID.map(JSONValue.string) ?? .null])
+        let begin = [
+            SQLStatement(text: "BEGIN", parameters: []),
+            SQLStatement(
+                text: "SELECT set_config('role', $1, true), set_config('request.jwt.claims', $2, true), set_config('request.jwt.claim.sub', $3, true), set_config('request.jwt.claim.role', $1, true)",
+                parameters: [role, .text(claims.jsonText), .text(access.userID ?? "")]),
+        ]
+        let commit = accept == nil ? [SQLStatement(text: "COMMIT", parameters: [])] : []
+        return try pool.with { connection throws(StoreError) in
+            do throws(StoreError) {
+                let answers = Array(try connection.pipeline(begin + statements + commit).dropFirst(begin.count).prefix(statements.count))
+                if let accept {
+                    try accept(answers)
+                    try connection.execute("COMMIT")
+                }
+                return answers
+            } catch {
+                if connection.isUsable && !connection.isIdle { _ = try? connection.execute("ROLLBACK") }
                 throw error
             }
         }
