@@ -1,11 +1,12 @@
 import Foundation
+import SoarCore
 import Synchronization
 
 /// At most `limit` events per key in any `window`: sign-in attempts per IP and per email.
 public final class RateLimiter: Sendable {
     public let limit: Int
     public let window: TimeInterval
-    private let events = Mutex<[String: [Date]]>([:])
+    private let events = Locked<[String: [Date]]>([:])
 
     public init(limit: Int, window: TimeInterval) {
         self.limit = limit

@@ -96,7 +96,7 @@ public struct Tokens: Sendable {
 
 /// Tokens that verified, by their text; bounded, emptied when full.
 private final class VerifiedCache: Sendable {
-    private let entries = Mutex<[String: VerifiedToken]>([:])
+    private let entries = Locked<[String: VerifiedToken]>([:])
 
     func lookup(_ token: String) -> VerifiedToken? { entries.withLock { $0[token] } }
 

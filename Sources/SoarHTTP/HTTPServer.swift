@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import SoarCore
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: an epoll thread pool calling one handler per request.
@@ -32,8 +33,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// Set by `shutdown`: requests that start now are answered 503 and their connection closed.
     let draining = Atomic<Bool>(false)
     let waiting = WaitingAnswers()
-    private var daemon: OpaquePointer?
-    private let lock = NSLock()
+    /// libmicrohttpd's daemon, until stopped (its handle may be stopped from any thread).
+    private struct Daemon: @unchecked Sendable { let handle: OpaquePointer }
+    private let daemon = Locked<Daemon?>(nil)
     /// The bound port (the chosen one when asked for port 0).
     public private(set) var port: UInt16 = 0
 
@@ -71,7 +73,7 @@ public final class HTTPServer: @unchecked Sendable {
                 limits.connectionMemory, UInt32(limits.idleTimeoutSeconds), UInt32(limits.maxConnections))
         }
         guard let started else { throw HTTPServerError("cannot listen on \(host):\(port) (is the port in use?)") }
-        self.daemon = started
+        daemon.withLock { $0 = Daemon(handle: started) }
         self.port = CMicroHTTPD_port(started)
     }
 
@@ -102,7 +104,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// (`MHD_quiesce_daemon`) aborts the process when a thread of its pool took the listening
     /// socket out of its epoll set at the same moment.
     public func drain(grace: Duration) {
-        guard lock.withLock({ daemon != nil }) else { return }
+        guard daemon.withLock({ $0 != nil }) else { return }
         draining.store(true, ordering: .releasing)
         let deadline = ContinuousClock.now + grace
         while requestsInFlight > 0, ContinuousClock.now < deadline { usleep(5_000) }
@@ -111,13 +113,13 @@ public final class HTTPServer: @unchecked Sendable {
     /// Stops accepting and closes every connection. A request still waiting for its later answer
     /// is answered 503 first, with up to a second for the answers to be sent. Safe to call twice.
     public func stop() {
-        guard lock.withLock({ daemon != nil }) else { return }
+        guard daemon.withLock({ $0 != nil }) else { return }
         waiting.close()
         let sent = ContinuousClock.now + .seconds(1)
         while requestsInFlight > 0, ContinuousClock.now < sent { usleep(5_000) }
-        lock.withLock {
+        daemon.withLock { daemon in
             if let running = daemon {
-                MHD_stop_daemon(running)
+                MHD_stop_daemon(running.handle)
                 daemon = nil
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import Synchronization
 
 /// Push's Prometheus counters: notifications by outcome and reason, time to APNs' answer, rows
@@ -15,7 +16,7 @@ public final class PushMetrics: Sendable {
         var recordingFailures = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func record(_ result: DeviceResult, seconds: Double) {
         let label = result.outcome.delivered ? "outcome=\"delivered\",reason=\"\"" : "outcome=\"failed\",reason=\"\(result.outcome.reason ?? "")\""

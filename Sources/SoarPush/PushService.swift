@@ -16,7 +16,7 @@ public final class PushService: Sendable {
     private let worker: PushWorker?
     private let metrics = PushMetrics()
     /// send-test-push's inbox rows, off the threads deliveries run on.
-    private let inboxWrites = BlockingStore("inbox")
+    private let inboxWrites = StoreLane("inbox")
 
     /// Starts the background worker at once when APNs is configured, so sends a stopped process
     /// left unfinished go out.
@@ -113,7 +113,7 @@ public final class PushService: Sendable {
         do throws(StoreError) {
             // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
             // priority than the deliveries and the other requests.
-            stored = try LowPriority.run { [rows, jobs, inboxSize] () throws(StoreError) -> Int in
+            stored = try StoreLane("send", .lowPriority).wait { [rows, jobs, inboxSize] () throws(StoreError) -> Int in
                 var devices = try SendDevices(request.audience, rows: rows)
                 try jobs.createSend(id: id, request: body.jsonText, total: devices.expected)
                 var count = 0

@@ -195,12 +195,12 @@ public final class Server: Sendable {
 }
 
 /// Lets the HTTP server's handler reach the `Server` that owns it, once it exists.
-private final class HandlerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private weak var target: Server?
+private final class HandlerBox: Sendable {
+    private struct Weak { weak var target: Server? }
+    private let target = Locked(Weak())
 
     var server: Server? {
-        get { lock.withLock { target } }
-        set { lock.withLock { target = newValue } }
+        get { target.withLock { $0.target } }
+        set { target.withLock { $0.target = newValue } }
     }
 }

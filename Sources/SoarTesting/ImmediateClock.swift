@@ -1,3 +1,4 @@
+import SoarCore
 import Synchronization
 
 /// A clock whose sleeps return at once and move its time forward, recording each wait: back-off
@@ -10,7 +11,7 @@ public final class ImmediateClock: Clock, Sendable {
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
-    private let state = Mutex((now: Instant(offset: .zero), sleeps: [Duration]()))
+    private let state = Locked((now: Instant(offset: .zero), sleeps: [Duration]()))
 
     public init() {}
 

@@ -1,3 +1,4 @@
+import SoarCore
 import Synchronization
 
 /// A clock whose sleeps wait until the test moves it past their deadline (or they are
@@ -10,7 +11,7 @@ public final class ManualClock: Clock, Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
-    private let state = Mutex((now: Instant(offset: .zero), sleepers: [Int: Sleeper](), next: 0))
+    private let state = Locked((now: Instant(offset: .zero), sleepers: [Int: Sleeper](), next: 0))
 
     public init() {}
 

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import SoarStore
 import Synchronization
 
@@ -15,9 +16,9 @@ public final class PostgresCluster: Sendable {
     public let port: Int
     public let directory: String
     private let binaries: String
-    private let databases = Mutex(0)
-    private let templateReady = Mutex(false)
-    private static let running = Mutex<String?>(nil)
+    private let databases = Locked(0)
+    private let templateReady = Locked(false)
+    private static let running = Locked<String?>(nil)
 
     private init() throws(FixtureError) {
         guard let binaries = ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin"]

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import SoarMigrations
 import SoarStore
 import SoarTesting

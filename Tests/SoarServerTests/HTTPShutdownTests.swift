@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import SoarTesting
 import SoarStore
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import SoarCrypto
 import Synchronization
 
@@ -16,7 +17,7 @@ public final class ProviderTokenCache: Sendable {
     /// How long a token is used, clamped to Apple's 20...60 minutes.
     public let refreshInterval: TimeInterval
     let now: @Sendable () -> Date
-    private let cache = Mutex<(token: String, authorization: String, issuedAt: Date)?>(nil)
+    private let cache = Locked<(token: String, authorization: String, issuedAt: Date)?>(nil)
 
     public init(teamID: String, keyID: String, key: P256Key, refreshInterval: TimeInterval = 50 * 60, now: @escaping @Sendable () -> Date = Date.init) {
         self.teamID = teamID

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import SoarCrypto
 import SoarHTTP2
 import Synchronization
@@ -25,7 +26,7 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     let tlsContext: TLSClientContext?
     private(set) var loop: EventLoop!
     /// Requests handed in from other threads, waiting for the loop to take them.
-    private let inbox = Mutex<[TransportSubmission]>([])
+    private let inbox = Locked<[TransportSubmission]>([])
     /// Scratch space for reads, shared by the connections.
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     // Loop thread only:

@@ -6,7 +6,7 @@
     /// NWPathMonitor as the ``NetworkMonitoring`` on Apple platforms.
     public final class PathNetworkMonitor: NetworkMonitoring {
         private let monitor = NWPathMonitor()
-        private let state = Mutex(true)
+        private let state = Locked(true)
         private let changes = Broadcast<Bool>()
 
         public init() {

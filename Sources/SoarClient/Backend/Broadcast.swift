@@ -1,9 +1,10 @@
 import Foundation
+import SoarCore
 import Synchronization
 
 /// Fans values out to any number of AsyncStreams; a stream that ends is forgotten.
 final class Broadcast<Element: Sendable>: Sendable {
-    private let continuations = Mutex<[UUID: AsyncStream<Element>.Continuation]>([:])
+    private let continuations = Locked<[UUID: AsyncStream<Element>.Continuation]>([:])
 
     /// A new stream of the values yielded from now on, starting with `first` when given.
     ///

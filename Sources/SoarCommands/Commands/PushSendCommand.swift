@@ -285,15 +285,22 @@ final class Tally: @unchecked Sendable {
         var firstRefusal: String?
     }
 
-    private let lock = NSLock()
     private let progress: Progress
-    private var state = Counts()
+    private let state = Locked(Counts())
 
     init(progress: Progress) { self.progress = progress }
 
+    /// Counted and printed under the lock, so lines never interleave with the progress bar.
     func record(_ result: APNsResult, line: String, console: Console) {
-        lock.lock()
-        defer { lock.unlock() }
+        state.withLock { state in
+            count(result, in: &state)
+            progress.clear()
+            console.print(line)
+            progress.advance()
+        }
+    }
+
+    private func count(_ result: APNsResult, in state: inout Counts) {
         state.completed += 1
         if let failure = result.outcome.failure {
             state.failed += 1
@@ -310,18 +317,11 @@ final class Tally: @unchecked Sendable {
             default: break
             }
         }
-        progress.clear()
-        console.print(line)
-        progress.advance()
     }
 
     func finish() { progress.finish() }
 
-    var counts: Counts {
-        lock.lock()
-        defer { lock.unlock() }
-        return state
-    }
+    var counts: Counts { state.withLock { $0 } }
 
     var completed: Int { counts.completed }
 }

@@ -1,14 +1,14 @@
 import Dispatch
 import Foundation
+import SoarCore
 
 /// SIGINT and SIGTERM, caught from creation on, for commands that serve until stopped.
 ///
 /// Create it before announcing readiness, so a signal sent right after the announcement still
 /// leads to an orderly stop.
 final class Termination: @unchecked Sendable {
-    private let lock = NSLock()
-    private var signalled = false
-    private var waiter: CheckedContinuation<Void, Never>?
+    /// Whether a signal came, and the caller of ``wait()`` waiting for one.
+    private let state = Locked<(signalled: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
     private var sources: [DispatchSourceSignal] = []
 
     init() {
@@ -22,25 +22,22 @@ final class Termination: @unchecked Sendable {
     }
 
     private func fire() {
-        lock.lock()
-        signalled = true
-        let waiter = self.waiter
-        self.waiter = nil
-        lock.unlock()
+        let waiter = state.withLock { state in
+            state.signalled = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
         waiter?.resume()
     }
 
     /// Returns once a signal has arrived (at once if one already has).
     func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if signalled {
-                lock.unlock()
-                continuation.resume()
-            } else {
-                waiter = continuation
-                lock.unlock()
+            let signalled = state.withLock { state in
+                if !state.signalled { state.waiter = continuation }
+                return state.signalled
             }
+            if signalled { continuation.resume() }
         }
     }
 }

@@ -15,7 +15,7 @@ public enum RandomUUID {
         var used = 4096
     }
 
-    private static let pool = Mutex(Pool())
+    private static let pool = Locked(Pool())
 
     public static func make() -> UUID {
         var raw: uuid_t = pool.withLock { pool in

@@ -42,7 +42,7 @@ public final class EmulatorState: Sendable {
         var counters = Counters()
     }
 
-    private let inner = Mutex(Inner())
+    private let inner = Locked(Inner())
     /// How many deliveries are kept for `GET /deliveries`; older ones are forgotten.
     public let keep: Int
 

@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import SoarCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -43,7 +44,7 @@ public final class EventLoop: @unchecked Sendable {
 
     private let epoll: Int32
     private let wake: Int32
-    private let tasks = Mutex(Tasks())
+    private let tasks = Locked(Tasks())
     private let stopping = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
     private let loopThread = Atomic<UInt>(0)

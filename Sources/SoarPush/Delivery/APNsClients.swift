@@ -1,12 +1,13 @@
 import Foundation
 import SoarAPNs
+import SoarCore
 import Synchronization
 
 /// One long-lived APNs client per environment, made on first use and shared by every send, so
 /// pushes multiplex over a few HTTP/2 connections instead of opening one each.
 final class APNsClients: Sendable {
     let settings: PushSettings
-    private let clients = Mutex<[PushEnvironment: APNsClient]>([:])
+    private let clients = Locked<[PushEnvironment: APNsClient]>([:])
 
     init(settings: PushSettings) { self.settings = settings }
 

@@ -14,7 +14,7 @@ struct DeviceDelivery: Sendable {
     let metrics: PushMetrics
     /// Row changes, off the threads deliveries run on; a send with many dead tokens removes their
     /// rows side by side.
-    private let rowWrites = BlockingStore("rows", concurrent: true)
+    private let rowWrites = StoreLane("rows", .concurrent)
 
     func deliver(_ notification: APNsNotification, to device: Device, requested: PushEnvironment) async -> DeviceResult {
         let started = ContinuousClock.now

@@ -19,7 +19,7 @@ final class PushWorker: Sendable {
     private let batch: Int
     private let wakeups: AsyncStream<Void>.Continuation
     private let stream: AsyncStream<Void>
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = Locked<Task<Void, Never>?>(nil)
     /// This worker's name on its leases: its process id, then a random part (`4242-9f1c…`).
     private let owner = "\(ProcessInfo.processInfo.processIdentifier)-\(RandomUUID.lowercase())"
     /// How long a claim holds without a heartbeat: a dead worker's jobs wait this long at most.
@@ -31,11 +31,13 @@ final class PushWorker: Sendable {
 
     private let recorder: OutcomeRecorder
     /// Claims, one at a time, off the threads deliveries run on.
-    private let claims = BlockingStore("claims")
+    private let claims = StoreLane("claims")
+    /// The heartbeat that renews leases, on a lane of its own so that no claim delays it.
+    private let leases = StoreLane("leases")
 
     init(store: any PushJobStore, delivery: DeviceDelivery, defaultEnvironment: PushEnvironment, concurrency: Int = 1000, batch: Int = 500) {
         self.store = store
-        let recording = BlockingStore("outcomes")
+        let recording = StoreLane("outcomes")
         recorder = OutcomeRecorder(
             commit: { results throws(StoreError) in try await recording.run { () throws(StoreError) in try store.finishJobs(results) } }, metrics: delivery.metrics)
         self.delivery = delivery
@@ -89,7 +91,9 @@ final class PushWorker: Sendable {
             // handed to delivery; a stopped worker makes no new claim. A part's outcomes are
             // committed beside the next parts; the pass ends when all are, so the one heartbeat
             // (leases are renewed by owner) covers every job it holds.
-            let beating = heartbeat(lease: lease)
+            let beating = leases.repeating(every: .milliseconds(lease * 1000 / 3)) { [store, owner] in
+                try? store.renewLeases(owner: owner, leaseSeconds: lease)
+            }
             let claim: @Sendable () async -> [PushJob]? = { [claims, store, owner] in
                 try? await claims.run { () throws(StoreError) in
                     try store.claimJobs(owner: owner, limit: Self.claimSize, leaseSeconds: lease)
@@ -117,21 +121,8 @@ final class PushWorker: Sendable {
                 for await ended in parts { recordings += ended }
             }
             for recording in recordings { await recording.value }
-            beating.withLock { $0 = false }
+            beating.stop()
         }
-    }
-
-    /// Renews this worker's leases until the flag it returns is cleared. It has a thread of its
-    /// own: busy async threads must not let a live worker's leases lapse.
-    private func heartbeat(lease: Int) -> Locked<Bool> {
-        let beating = Locked(true)
-        Thread.detachNewThread { [store, owner] in
-            while beating.withLock({ $0 }) {
-                for _ in 0..<(lease * 10 / 3) where beating.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.1) }
-                if beating.withLock({ $0 }) { try? store.renewLeases(owner: owner, leaseSeconds: lease) }
-            }
-        }
-        return beating
     }
 
     /// A send as the worker uses it: its request and the notification every job starts from.

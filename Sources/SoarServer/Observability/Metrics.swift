@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import Synchronization
 
 /// Prometheus counters: requests by route and status, a latency histogram, store errors.
@@ -19,7 +20,7 @@ final class Metrics: Sendable {
 
     /// Worker threads record into different shards, so they do not wait for each other's lock.
     private final class Shard: Sendable {
-        let state = Mutex(State())
+        let state = Locked(State())
     }
 
     private let shards = (0..<8).map { _ in Shard() }

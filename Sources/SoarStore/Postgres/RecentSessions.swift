@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import Synchronization
 
 /// Sessions seen to exist in the last `ttl` seconds, so each request does not ask the database.
@@ -7,7 +8,7 @@ import Synchronization
 /// own access tokens stay valid until they expire, so this is stricter than Supabase). A deletion
 /// in this process forgets every entry at once.
 final class RecentSessions: Sendable {
-    private let seen = Mutex<[String: Date]>([:])
+    private let seen = Locked<[String: Date]>([:])
     private let ttl: TimeInterval
 
     init(ttl: TimeInterval = 2) { self.ttl = ttl }

@@ -35,9 +35,9 @@ final class Checkpointer: @unchecked Sendable {
     private let flush: (SQLiteConnection) throws(StoreError) -> Void
     /// Set once the disk failed a checkpoint or a flush: see ``stop(_:)``.
     private let stopped = Atomic(false)
-    private let failure = Mutex<String?>(nil)
+    private let failure = Locked<String?>(nil)
     /// Pages the latest checkpoint left copied, counted in the WAL the writer is on.
-    private let progress = Mutex(Progress())
+    private let progress = Locked(Progress())
     /// Used on the writer only (its commits are one at a time).
     private var policy: CheckpointPolicy
 

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+import SoarCore
 import Synchronization
 
 /// Session ids known to exist, so the per-request "is this session signed out?" check does not
@@ -12,7 +13,7 @@ final class LiveSessions: Sendable {
         var generation = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let capacity: Int
 
     init(capacity: Int = 100_000) { self.capacity = capacity }

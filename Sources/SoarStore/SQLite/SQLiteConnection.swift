@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Not thread-safe: the store hands each connection to one thread at a time. Statements are
 /// prepared once per SQL text and reused.
-final class SQLiteConnection {
+final class SQLiteConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
     private var commitHandler: CommitHandler?

@@ -15,8 +15,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let ownership: FileOwnership
     let writer: WriteBatcher
     private let checkpointer: Checkpointer
-    private var readers: [SQLiteConnection] = []
-    private let readersLock = NSLock()
+    /// Read-only connections not in use now.
+    private let readers = Locked([SQLiteConnection]())
     let liveSessions = LiveSessions()
     /// Push workers' claims on jobs (see ``JobClaims``).
     let jobClaims = Locked(JobClaims())
@@ -52,7 +52,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// Commits the writes queued, stops the writer thread and drops the readers.
     public func close() {
         writer.stop(waiting: true)
-        readersLock.withLock { readers.removeAll() }
+        readers.withLock { $0.removeAll() }
     }
 
     deinit { writer.stop(waiting: false) }
@@ -109,12 +109,12 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Runs `body` on a read-only connection of the pool.
     func read<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
-        let pooled = readersLock.withLock { readers.popLast() }
+        let pooled = readers.withLock { $0.popLast() }
         let connection: SQLiteConnection
         if let pooled { connection = pooled } else { connection = try SQLiteConnection(path: path, readOnly: true) }
         defer {
             connection.context.set(nil, at: nil)
-            readersLock.withLock { readers.append(connection) }
+            readers.withLock { $0.append(connection) }
         }
         return try body(connection)
     }

@@ -10,7 +10,7 @@ public final class FakeDeviceTokenRegistry: DeviceTokenRegistry {
         case unregister(userId: UUID, token: String, accessToken: String)
     }
 
-    private let state = Mutex<(rows: Set<String>, calls: [Call], failure: AppError?)>(([], [], nil))
+    private let state = Locked<(rows: Set<String>, calls: [Call], failure: AppError?)>(([], [], nil))
 
     public init() {}
 

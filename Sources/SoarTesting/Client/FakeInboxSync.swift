@@ -5,7 +5,7 @@ import Synchronization
 
 /// A server inbox in memory: the entries it serves and the reads and opens reported to it.
 public final class FakeInboxSync: InboxSyncing {
-    private let state = Mutex<(entries: [InboxEntry], reads: [String], opens: [String])>(([], [], []))
+    private let state = Locked<(entries: [InboxEntry], reads: [String], opens: [String])>(([], [], []))
 
     public init(_ entries: [InboxEntry] = []) {
         state.withLock { $0.entries = entries }

@@ -1,13 +1,14 @@
 import SoarClient
+import SoarCore
 import Synchronization
 
 /// A network monitor tests switch on and off.
 public final class FakeNetworkMonitor: NetworkMonitoring {
-    private let online: Mutex<Bool>
-    private let continuations = Mutex<[AsyncStream<Bool>.Continuation]>([])
+    private let online: Locked<Bool>
+    private let continuations = Locked<[AsyncStream<Bool>.Continuation]>([])
 
     public init(online: Bool = true) {
-        self.online = Mutex(online)
+        self.online = Locked(online)
     }
 
     public var isOnline: Bool { online.withLock { $0 } }

@@ -1,5 +1,6 @@
 import Foundation
 import SoarClient
+import SoarCore
 import Synchronization
 
 /// A notification center whose user answers the prompt as told, and that counts what it was asked.
@@ -11,13 +12,13 @@ public final class FakeNotificationCenter: UserNotificationCenter {
         var badge = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// - Parameters:
     ///   - status: the status before any prompt.
     ///   - grants: what the user answers to the prompt.
     public init(status: AuthorizationStatus = .notDetermined, grants: Bool = true) {
-        state = Mutex(State(status: status, grants: grants))
+        state = Locked(State(status: status, grants: grants))
     }
 
     public func authorizationStatus() async -> AuthorizationStatus { state.withLock { $0.status } }
@@ -39,7 +40,7 @@ public final class FakeNotificationCenter: UserNotificationCenter {
 
 /// APNs registration that hands a fixed token to a callback, as the app delegate would.
 public final class FakeRemoteRegistration: RemoteNotificationRegistering {
-    private let state = Mutex<(token: Data?, count: Int, deliver: (@Sendable (Data) async -> Void)?)>((nil, 0, nil))
+    private let state = Locked<(token: Data?, count: Int, deliver: (@Sendable (Data) async -> Void)?)>((nil, 0, nil))
 
     /// - Parameter token: the token APNs "gives"; nil acts as the Simulator, which never gets one.
     public init(token: Data?) {

@@ -1,12 +1,13 @@
 import SoarClient
+import SoarCore
 import Synchronization
 
 /// A permission whose prompt the user answers as told.
 public final class FakePermission: PermissionProvider {
-    private let state: Mutex<(current: PermissionState, answer: PermissionState, prompts: Int)>
+    private let state: Locked<(current: PermissionState, answer: PermissionState, prompts: Int)>
 
     public init(_ current: PermissionState = .notDetermined, answers answer: PermissionState = .authorized) {
-        state = Mutex((current, answer, 0))
+        state = Locked((current, answer, 0))
     }
 
     public var prompts: Int { state.withLock { $0.prompts } }
@@ -25,7 +26,7 @@ public final class FakePermission: PermissionProvider {
 
 /// Counts how often Settings was opened.
 public final class FakeSettingsOpener: SettingsOpening {
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     public init() {}
 

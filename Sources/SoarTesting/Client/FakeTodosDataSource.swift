@@ -5,7 +5,7 @@ import Synchronization
 
 /// Todos in memory behind the data-source seam, for repository tests with no network.
 public final class FakeTodosDataSource: TodosRemoteDataSourceProtocol {
-    private let state = Mutex<(todos: [Todo], failure: AppError?, fetches: Int)>(([], nil, 0))
+    private let state = Locked<(todos: [Todo], failure: AppError?, fetches: Int)>(([], nil, 0))
 
     public init(_ todos: [Todo] = []) {
         state.withLock { $0.todos = todos }

@@ -1,5 +1,6 @@
 import Foundation
 import SoarClient
+import SoarCore
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -11,7 +12,7 @@ import Synchronization
 public final class FakeTransport: HTTPTransport {
     public typealias Handler = @Sendable (URLRequest) async throws -> (Int, [String: String], Data)
     private let handler: Handler
-    private let state = Mutex<(offline: Bool, requests: [URLRequest])>((false, []))
+    private let state = Locked<(offline: Bool, requests: [URLRequest])>((false, []))
 
     public init(_ handler: @escaping Handler) {
         self.handler = handler

@@ -1,10 +1,11 @@
 import Foundation
 import SoarClient
+import SoarCore
 import Synchronization
 
 /// A ``SecureStore`` in memory.
 public final class InMemorySecureStore: SecureStore {
-    private let values = Mutex<[String: Data]>([:])
+    private let values = Locked<[String: Data]>([:])
 
     public init() {}
 
@@ -16,7 +17,7 @@ public final class InMemorySecureStore: SecureStore {
 
 /// A ``PreferencesStore`` in memory.
 public final class InMemoryPreferencesStore: PreferencesStore {
-    private let values = Mutex<[String: String]>([:])
+    private let values = Locked<[String: String]>([:])
 
     public init() {}
 

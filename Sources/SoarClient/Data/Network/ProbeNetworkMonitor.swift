@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -12,7 +13,7 @@ import Synchronization
 public final class ProbeNetworkMonitor: NetworkMonitoring {
     private let probe: URL
     private let transport: any HTTPTransport
-    private let state = Mutex(true)
+    private let state = Locked(true)
     private let changes = Broadcast<Bool>()
 
     public init(probe: URL, transport: any HTTPTransport = URLSessionTransport(timeout: 5)) {

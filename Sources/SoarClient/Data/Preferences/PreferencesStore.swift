@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 import Synchronization
 
 /// Where non-secret settings live: UserDefaults on Apple platforms, a JSON file on Linux.
@@ -17,12 +18,12 @@ public protocol PreferencesStore: Sendable {
 /// Preferences as one small JSON file, written whole on each change.
 public final class FilePreferencesStore: PreferencesStore {
     private let file: URL
-    private let values: Mutex<[String: String]>
+    private let values: Locked<[String: String]>
 
     public init(file: URL) {
         self.file = file
         let saved = (try? Data(contentsOf: file)).flatMap { try? JSONDecoder().decode([String: String].self, from: $0) }
-        values = Mutex(saved ?? [:])
+        values = Locked(saved ?? [:])
     }
 
     public func string(for key: String) -> String? { values.withLock { $0[key] } }
