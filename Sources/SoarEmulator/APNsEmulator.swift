@@ -1,6 +1,7 @@
 import Foundation
 import SoarCore
 import SoarCrypto
+import SoarHTTP2
 import SoarHTTP
 
 /// A local server that behaves like APNs for everything a provider can observe.
@@ -10,8 +11,8 @@ import SoarHTTP
 public final class APNsEmulator: Sendable {
     public let state: EmulatorState
     public let configuration: EmulatorConfiguration
-    private let server: H2Server
-    private let productionServer: H2Server?
+    private let server: H2Server<EmulatorService>
+    private let productionServer: H2Server<EmulatorService>?
     private let controlServer: HTTPServer?
 
     /// - Throws: ``EmulatorError`` when a port is taken or the TLS files do not load.
@@ -46,13 +47,16 @@ public final class APNsEmulator: Sendable {
                 environment: environment)
         }
         let split = configuration.productionPort != nil
-        let server = try H2Server(host: configuration.host, port: configuration.port, tls: tls, handler: service(split ? "sandbox" : nil))
+        let server: H2Server<EmulatorService>
+        do { server = try H2Server(host: configuration.host, port: configuration.port, tls: tls, handler: service(split ? "sandbox" : nil)) } catch {
+            throw EmulatorError(error.description)
+        }
         if let productionPort = configuration.productionPort {
             do {
                 productionServer = try H2Server(host: configuration.host, port: productionPort, tls: tls, handler: service("production"))
             } catch {
                 server.stop()
-                throw error
+                throw EmulatorError(error.description)
             }
         } else {
             productionServer = nil
@@ -100,5 +104,5 @@ public final class APNsEmulator: Sendable {
 
 /// Lets the control API reach the listeners that are created after it.
 private final class ListenerRelay: @unchecked Sendable {
-    var servers: [H2Server] = []
+    var servers: [H2Server<EmulatorService>] = []
 }

@@ -1,12 +1,11 @@
 import Foundation
-import SoarHTTP
 import SoarCore
 import SoarHTTP2
 import Synchronization
 
 /// The APNs behaviour behind the HTTP/2 layer: faults, validation, recording, and the control API
 /// under `/_emulator/`.
-final class EmulatorService: StreamHandler {
+final class EmulatorService: H2RequestHandler {
     let validator: RequestValidator
     let control: ControlAPI
     let initialStreamLimit: UInt32
@@ -30,17 +29,18 @@ final class EmulatorService: StreamHandler {
     func connectionOpened() { state.connectionOpened() }
     func connectionClosed() { state.connectionClosed() }
     func pingReceived() { state.pingReceived() }
-    func deliveryAnswered() { state.deliveryAnswered() }
-    func deliveryAnswersLost(_ count: Int) { state.deliveryAnswersLost(count) }
+    func answerSent() { state.deliveryAnswered() }
+    func answersLost(_ count: Int) { state.deliveryAnswersLost(count) }
 
-    func handle(_ request: H2Request, auth: inout ConnectionAuth, number: Int) -> StreamAction {
+    /// A delivery's answer is counted (``H2Action/counted``): sent, or lost with its connection.
+    func handle(_ request: H2Request, state auth: inout ConnectionAuth, number: Int) -> H2Action {
         if request.path.hasPrefix(ControlAPI.prefix) {
             let answer = control.handle(method: request.method, path: String(request.path.dropFirst(ControlAPI.prefix.count - 1)), body: request.body)
-            return StreamAction(response: HTTPResponse(status: answer.status, headers: [("content-type", "application/json")], body: answer.body))
+            return H2Action(response: H2Response(status: answer.status, headers: [("content-type", "application/json")], body: answer.body))
         }
         let (count, faults) = state.countRequest()
-        if let dropAfter = faults.dropAfter, number >= dropAfter { return StreamAction(drop: true) }
-        var action = StreamAction(delayMilliseconds: faults.latencyMilliseconds, goawayAfter: faults.goawayAfter)
+        if let dropAfter = faults.dropAfter, number >= dropAfter { return H2Action(drop: true) }
+        var action = H2Action(delayMilliseconds: faults.latencyMilliseconds, goawayAfter: faults.goawayAfter)
         if faults.status != nil, count % faults.every == 0 {
             state.recordRejection(faults.reason, injected: true)
             action.response = Self.rejection(reason: faults.reason.rawValue, status: faults.reason.status, apnsID: request.header("apns-id") ?? RandomUUID.lowercase(), timestamp: nil)
@@ -58,9 +58,9 @@ final class EmulatorService: StreamHandler {
             var delivery = Delivery(time: validator.now(), token: token, apnsID: apnsID, headers: headers, payload: payload)
             delivery.environment = environment
             state.record(delivery)
-            action.recorded = true
+            action.counted = true
             log?(delivery.jsonLine)
-            action.response = HTTPResponse(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", RandomUUID.lowercase())])
+            action.response = H2Response(status: 200, headers: [("apns-id", apnsID), ("apns-unique-id", RandomUUID.lowercase())])
         case .rejected(let reason, let status, let apnsID, let timestamp):
             state.recordRejection(APNsReason(rawValue: reason))
             action.response = Self.rejection(reason: reason, status: status, apnsID: apnsID, timestamp: timestamp)
@@ -69,10 +69,10 @@ final class EmulatorService: StreamHandler {
     }
 
     /// Apple's error answer: `{"reason":"…"}`, plus `"timestamp"` for 410.
-    static func rejection(reason: String, status: Int, apnsID: String, timestamp: Int64?) -> HTTPResponse {
+    static func rejection(reason: String, status: Int, apnsID: String, timestamp: Int64?) -> H2Response {
         var body = "{\"reason\":\"\(reason)\""
         if let timestamp { body += ",\"timestamp\":\(timestamp)" }
         body += "}"
-        return HTTPResponse(status: status, headers: [("apns-id", apnsID), ("content-type", "application/json")], body: Data(body.utf8))
+        return H2Response(status: status, headers: [("apns-id", apnsID), ("content-type", "application/json")], body: Data(body.utf8))
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import SoarCore
+import SoarHTTP2
 
 /// What a connection knows about its client's authentication.
-public struct ConnectionAuth: Sendable {
+public struct ConnectionAuth: Sendable, H2ConnectionState {
     /// The common name of a verified client certificate: certificate-based auth.
     public var clientCertificate: String?
     /// The provider token last accepted on this connection, and when.
@@ -10,7 +11,8 @@ public struct ConnectionAuth: Sendable {
     var tokenIssuedAt = 0
     var tokenAcceptedAt: Date?
 
-    public init(clientCertificate: String? = nil) { self.clientCertificate = clientCertificate }
+    public init() {}
+    public init(clientCertificate: String?) { self.clientCertificate = clientCertificate }
 }
 
 /// The answer to a request.

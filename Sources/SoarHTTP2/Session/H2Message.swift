@@ -22,7 +22,7 @@ public struct H2Request: Sendable {
     public func header(_ name: String) -> String? { headers.first { $0.0 == name }?.1 }
 }
 
-/// A response as an HTTP/2 client received it.
+/// A response, as an HTTP/2 client received it or as a server sends it.
 public struct H2Response: Sendable {
     public var status = 0
     /// Regular headers in arrival order, names lowercase.

@@ -1,51 +1,51 @@
 import Foundation
 import SoarCrypto
-import SoarHTTP
-import SoarHTTP2
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// An HTTP/2 server on one ``EventLoop``: accepts connections, runs TLS and the server sessions,
-/// and hands each complete request to a ``StreamHandler``.
-final class H2Server: EventLoopDriver, @unchecked Sendable {
-    let handler: any StreamHandler
+/// and hands each complete request to its ``H2RequestHandler``.
+public final class H2Server<Handler: H2RequestHandler>: EventLoopDriver, @unchecked Sendable {
+    let handler: Handler
     let tls: TLSServerContext?
-    let host: String
-    let port: UInt16
+    public let host: String
+    public let port: UInt16
     private var loop: EventLoop!
     // Loop thread only:
     private var listener: Int32 = -1
-    private var connections: [Int32: ServerConnection] = [:]
+    private var connections: [Int32: H2ServerConnection<Handler>] = [:]
     private var nextID: UInt64 = 0
-    private var delayed: [(deadline: UInt64, connection: UInt64, fd: Int32, stream: Int32, response: HTTPResponse)] = []
+    private var delayed: [(deadline: UInt64, connection: UInt64, fd: Int32, stream: Int32, response: H2Response)] = []
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// While out of descriptors, the listener is left unwatched until then, so a connection that
     /// cannot be accepted does not spin the loop.
     private var acceptPausedUntil: UInt64?
 
     /// Binds `host:port` (0 picks a free port) and starts the loop thread.
-    init(host: String, port: UInt16, tls: TLSServerContext?, handler: any StreamHandler) throws(EmulatorError) {
+    ///
+    /// - Throws: ``H2ServerError`` when the address is not an IP literal, the port is taken, or
+    ///   the loop cannot start.
+    public init(host: String, port: UInt16, tls: TLSServerContext?, handler: Handler) throws(H2ServerError) {
         self.handler = handler
         self.tls = tls
         self.host = host
         guard (try? Sockets.resolve(host: host, port: port, numericOnly: true)) != nil else {
-            throw EmulatorError("not an IP address: \(host) (use 127.0.0.1, ::1 or another address of this machine)")
+            throw H2ServerError("not an IP address: \(host) (use 127.0.0.1, ::1 or another address of this machine)")
         }
         do {
             listener = try Sockets.listen(host: host, port: port)
             self.port = try Sockets.localPort(listener)
         } catch {
             if listener >= 0 { Glibc.close(listener) }
-            throw EmulatorError("cannot listen on \(host):\(port): \(error.reason)")
+            throw H2ServerError("cannot listen on \(host):\(port): \(error.reason)")
         }
         do {
             loop = try EventLoop(name: "soar-emulator-h2", driver: self)
         } catch {
             Glibc.close(listener)
-            throw EmulatorError("cannot start the HTTP/2 loop: \(error)")
+            throw H2ServerError("cannot start the HTTP/2 loop: \(error)")
         }
         let listening = listener
         loop.execute { [self] in
@@ -58,10 +58,10 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
     }
 
     /// Stops the loop and closes every connection; returns once the loop has ended.
-    func stop() { loop.stop() }
+    public func stop() { loop.stop() }
 
     /// Stops or resumes accepting connections (the listening socket is closed while stopped).
-    func setAccepting(_ accepting: Bool) {
+    public func setAccepting(_ accepting: Bool) {
         loop.execute { [self] in
             if accepting && listener < 0 {
                 listener = (try? Sockets.listen(host: host, port: port)) ?? -1
@@ -81,7 +81,7 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
 
     // MARK: - EventLoopDriver
 
-    func socketReady(_ fd: Int32, _ events: SocketEvents, now: UInt64) {
+    public func socketReady(_ fd: Int32, _ events: SocketEvents, now: UInt64) {
         if fd == listener { return acceptAll() }
         guard let connection = connections[fd] else { return }
         if events.failed && !events.readable { return close(connection) }
@@ -89,19 +89,19 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
         if events.writable, !connection.closed { flush(connection) }
     }
 
-    func turnEnded(now: UInt64) {
+    public func turnEnded(now: UInt64) {
         if let until = acceptPausedUntil, now >= until {
             acceptPausedUntil = nil
             if listener >= 0, (try? loop.watch(listener, writable: false)) == nil { closeListener() }
         }
         guard delayed.contains(where: { $0.deadline <= now }) else { return }
-        var due: [(deadline: UInt64, connection: UInt64, fd: Int32, stream: Int32, response: HTTPResponse)] = []
+        var due: [(deadline: UInt64, connection: UInt64, fd: Int32, stream: Int32, response: H2Response)] = []
         delayed.removeAll { item in
             guard item.deadline <= now else { return false }
             due.append(item)
             return true
         }
-        var touched: [Int32: ServerConnection] = [:]
+        var touched: [Int32: H2ServerConnection<Handler>] = [:]
         for item in due {
             guard let connection = connections[item.fd], connection.id == item.connection else { continue }
             connection.respond(item.response, stream: item.stream)
@@ -110,11 +110,11 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
         for connection in touched.values { flush(connection) }
     }
 
-    func nextWakeup(now: UInt64) -> UInt64? {
+    public func nextWakeup(now: UInt64) -> UInt64? {
         [delayed.map(\.deadline).min(), acceptPausedUntil].compactMap { $0 }.min()
     }
 
-    func loopStopping(now: UInt64) {
+    public func loopStopping(now: UInt64) {
         for connection in Array(connections.values) { close(connection) }
         closeListener()
     }
@@ -137,7 +137,7 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
             do {
                 try Sockets.setNoDelay(fd)
                 let session = try tls?.session(socket: fd)
-                let connection = try ServerConnection(id: nextID, fd: fd, tls: session, server: self)
+                let connection = try H2ServerConnection(id: nextID, fd: fd, tls: session, server: self)
                 try loop.watch(fd, writable: false)
                 connections[fd] = connection
             } catch {
@@ -150,19 +150,19 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
         }
     }
 
-    private func handshake(_ connection: ServerConnection) {
+    private func handshake(_ connection: H2ServerConnection<Handler>) {
         guard let tls = connection.tls else { return }
         switch tls.handshake() {
         case .done:
             connection.handshaking = false
-            connection.auth.clientCertificate = tls.verifiedClientName
+            connection.state.clientCertificate = tls.verifiedClientName
             flush(connection)
         case .wantRead, .wantWrite: break
         case .closed, .failed: close(connection)
         }
     }
 
-    private func readable(_ connection: ServerConnection) {
+    private func readable(_ connection: H2ServerConnection<Handler>) {
         if connection.handshaking {
             handshake(connection)
             if connection.handshaking || connection.closed { return }
@@ -181,7 +181,7 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
     }
 
     /// Moves the session's output to the socket; closes the connection once neither side wants more.
-    func flush(_ connection: ServerConnection) {
+    func flush(_ connection: H2ServerConnection<Handler>) {
         guard !connection.closed, !connection.handshaking else { return }
         let wire = connection.session.wire
         if wire.send() != nil { return close(connection) }
@@ -194,19 +194,25 @@ final class H2Server: EventLoopDriver, @unchecked Sendable {
         if wire.isFinished { close(connection) }
     }
 
-    func close(_ connection: ServerConnection) {
+    func close(_ connection: H2ServerConnection<Handler>) {
         guard !connection.closed else { return }
         loop.forget(connection.fd)
         connections[connection.fd] = nil
         connection.close()
-        if !connection.unanswered.isEmpty { handler.deliveryAnswersLost(connection.unanswered.count) }
+        if !connection.unanswered.isEmpty { handler.answersLost(connection.unanswered.count) }
         handler.connectionClosed()
     }
 
     // MARK: - Delayed answers
 
-    func schedule(_ response: HTTPResponse, connection: ServerConnection, stream: Int32, after milliseconds: Int) {
+    func schedule(_ response: H2Response, connection: H2ServerConnection<Handler>, stream: Int32, after milliseconds: Int) {
         // The loop's clock is truncated to the millisecond: one more keeps the delay at least as asked.
         delayed.append((loop.now + UInt64(milliseconds) + 1, connection.id, connection.fd, stream, response))
     }
+}
+
+/// Why an ``H2Server`` could not start.
+public struct H2ServerError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -1,43 +1,40 @@
 import Foundation
 import SoarCrypto
-import SoarHTTP
-import SoarHTTP2
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// One client connection: a socket, optional TLS, and a server session. It applies the emulator's
-/// connection rules (APNs' stream limit, GOAWAY after N streams, drops) around the handler.
+/// One client connection: a socket, optional TLS, and a server session. It applies the handler's
+/// connection rules (a stream limit raised after the first 200, GOAWAY after N streams, drops).
 ///
 /// Lives on the loop's thread only.
-final class ServerConnection: H2ServerSessionDelegate {
+final class H2ServerConnection<Handler: H2RequestHandler>: H2ServerSessionDelegate {
     let id: UInt64
     let fd: Int32
     let tls: TLSSession?
-    unowned let server: H2Server
+    unowned let server: H2Server<Handler>
     private(set) var session: H2ServerSession!
     var handshaking: Bool
-    var auth = ConnectionAuth()
+    var state = Handler.ConnectionState()
     private var streamsSeen = 0
     private var limitRaised = false
     private var goingAway = false
     /// The last stream GOAWAY promised to handle; later ones are refused, never recorded.
     private var lastStreamHandled = Int32.max
-    /// Recorded deliveries whose answer has not yet been handed to the kernel: lost if the
-    /// connection ends first.
+    /// Counted answers not yet handed to the kernel: lost if the connection ends first.
     private(set) var unanswered: Set<Int32> = []
     /// Of those, the ones whose answer nghttp2 has written into the outgoing bytes.
     private var answersWritten: [Int32] = []
     private(set) var closed = false
 
-    init(id: UInt64, fd: Int32, tls: TLSSession?, server: H2Server) throws(H2Error) {
+    init(id: UInt64, fd: Int32, tls: TLSSession?, server: H2Server<Handler>) throws(H2Error) {
         self.id = id
         self.fd = fd
         self.tls = tls
         self.server = server
         handshaking = tls != nil
-        // Few streams until the first accepted request, as APNs does.
+        // Few streams until the first 200 (as APNs does).
         session = try H2ServerSession(fd: fd, tls: tls, settings: [.maxConcurrentStreams(server.handler.initialStreamLimit)], delegate: self)
     }
 
@@ -63,12 +60,12 @@ final class ServerConnection: H2ServerSessionDelegate {
             return
         }
         streamsSeen += 1
-        let action = server.handler.handle(request, auth: &auth, number: streamsSeen)
+        let action = server.handler.handle(request, state: &state, number: streamsSeen)
         if action.drop {
             server.close(self)
             return
         }
-        if action.recorded { unanswered.insert(stream) }
+        if action.counted { unanswered.insert(stream) }
         if let goawayAfter = action.goawayAfter, streamsSeen >= goawayAfter, !goingAway {
             goingAway = true
             lastStreamHandled = stream
@@ -95,12 +92,12 @@ final class ServerConnection: H2ServerSessionDelegate {
 
     /// Every byte written so far has reached the socket: those answers have left.
     func outputDelivered() {
-        for stream in answersWritten where unanswered.remove(stream) != nil { server.handler.deliveryAnswered() }
+        for stream in answersWritten where unanswered.remove(stream) != nil { server.handler.answerSent() }
         answersWritten.removeAll(keepingCapacity: true)
     }
 
     /// Submits a response; a 200 on the first request raises the stream limit.
-    func respond(_ response: HTTPResponse, stream: Int32) {
+    func respond(_ response: H2Response, stream: Int32) {
         guard !closed else { return }
         do {
             try session.respond(stream: stream, status: response.status, headers: response.headers, body: response.body)
