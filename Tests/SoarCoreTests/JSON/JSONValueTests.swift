@@ -29,6 +29,9 @@ import Testing
         let value = try JSONValue.read(Data([0xEF, 0xBB, 0xBF] + Array(#" ["a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "ü"] "#.utf8)))
         #expect(value == ["a\"\\/\u{8}\u{c}\n\r\té😀", "ü"])
         #expect(JSONValue.string("a\"\\/\u{1}\n").jsonText == #""a\"\\/\u0001\n""#)
+        // Escapes first and last, runs of plain bytes (multi-byte ones too) between them, and none.
+        #expect(JSONValue.string("\tΩ 𝄞\r\u{1F}").jsonText == #""\tΩ 𝄞\r\u001f""#)
+        #expect(JSONValue.string("").jsonText == #""""#)
     }
 
     @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "1e", "\"\\x\"", "\"\u{1}\"", "\"\\ud800\"", "nul", "[1] 2", "{\"a\":1,}"])
