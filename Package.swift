@@ -66,3 +66,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every import is declared where it is used: a member of a module the file does not import is an
+// error, not a lucky find through another file's import.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

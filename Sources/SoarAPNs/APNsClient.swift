@@ -1,5 +1,6 @@
 import Foundation
 import SoarCore
+import SoarCrypto
 
 /// Sends notifications: the whole protocol is one call, so every transport gets the helpers in
 /// its extensions.

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Synchronization
 
 /// The body of one request as it arrives, kept in libmicrohttpd's per-connection slot.
 final class RequestBuffer {

@@ -1,3 +1,4 @@
+import CPgQuery
 import Dispatch
 import Foundation
 

@@ -1,6 +1,7 @@
 import Foundation
-import SoarCrypto
 import SoarAPNs
+import SoarCore
+import SoarCrypto
 import SoarEmulator
 import SoarPush
 

@@ -1,4 +1,6 @@
 import Foundation
+import SoarCore
+import SoarEmulator
 import SoarTesting
 import Testing
 

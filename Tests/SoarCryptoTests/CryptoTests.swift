@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SoarCrypto
+import SoarCore
 
 @Suite(.timeLimit(.minutes(5))) struct P256KeyTests {
     @Test func anEncryptedKeyOpensWithItsPassphraseAndFailsClearlyWithoutNeverPrompting() throws {

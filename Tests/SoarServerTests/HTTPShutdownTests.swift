@@ -1,10 +1,11 @@
 import Foundation
 import SoarCore
-import SoarTesting
 import SoarStore
+import SoarTesting
 import Testing
 
 @testable import SoarHTTP
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

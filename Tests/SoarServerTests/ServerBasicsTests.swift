@@ -1,5 +1,7 @@
 import Foundation
 import SoarCore
+import SoarHTTP
+import SoarServer
 import SoarTesting
 import Testing
 

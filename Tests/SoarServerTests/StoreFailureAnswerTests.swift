@@ -4,6 +4,7 @@ import SoarStore
 import Testing
 
 @testable import SoarServer
+import SoarHTTP
 
 /// What a client sees when the store is down: a 503 it retries, without the store's own words.
 @Suite(.timeLimit(.minutes(5))) struct StoreFailureAnswerTests {

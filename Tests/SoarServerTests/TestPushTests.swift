@@ -1,6 +1,7 @@
 import Foundation
 import SoarCore
 import SoarEmulator
+import SoarServer
 import SoarTesting
 import Testing
 

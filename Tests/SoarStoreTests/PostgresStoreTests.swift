@@ -5,6 +5,7 @@ import SoarMigrations
 import SoarTesting
 import Synchronization
 import Testing
+import SoarSchema
 
 /// The Postgres store against the test cluster: ownership from RLS, migrations, lost connections.
 @Suite(.timeLimit(.minutes(2))) struct PostgresStoreTests {

@@ -1,4 +1,5 @@
 import Foundation
+import SoarSchema
 import SoarStore
 
 /// `soar init`: writes the starter migration (the seed app's tables, policies and grants) into

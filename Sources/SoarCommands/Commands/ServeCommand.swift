@@ -1,8 +1,11 @@
 import Foundation
+import SoarAPNs
 import SoarAuth
+import SoarEmulator
+import SoarHTTP
 import SoarPush
-import SoarServer
 import SoarSchema
+import SoarServer
 import SoarStore
 
 /// `soar serve`: the Supabase-compatible backend (auth, data API, functions) on SQLite or PostgreSQL.

@@ -1,3 +1,4 @@
+import Foundation
 /// One `soar` subcommand: parsed from arguments, validated, then run.
 ///
 /// Commands throw ``CommandError`` rather than exiting, so tests call them directly.

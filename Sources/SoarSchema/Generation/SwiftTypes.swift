@@ -1,3 +1,4 @@
+import Foundation
 /// Swift source for a schema's relations and enums, in the seed app's model style: `Codable`,
 /// `Hashable`, `Sendable`, camelCase properties with snake_case `CodingKeys`, optionals for
 /// nullable columns, `Identifiable` when there is an `id`.

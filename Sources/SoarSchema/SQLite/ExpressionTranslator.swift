@@ -1,3 +1,4 @@
+import Foundation
 /// Postgres expressions and queries (from the parse tree) as SQLite SQL text: what policies,
 /// checks, defaults, indexes and views are written in.
 ///

@@ -1,3 +1,4 @@
+import Foundation
 import SoarCore
 
 /// Tables, their columns and constraints, indexes, `ALTER TABLE`, views.

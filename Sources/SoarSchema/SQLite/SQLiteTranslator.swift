@@ -1,3 +1,4 @@
+import Foundation
 import SoarCore
 
 /// A migration's statements as SQLite runs them, and the schema they leave behind.

@@ -1,3 +1,4 @@
+import SoarCore
 import SoarHTTP
 import SoarStore
 

@@ -1,5 +1,7 @@
 import Foundation
 import SoarAuth
+import SoarCore
+import SoarHTTP
 import SoarStore
 
 /// What Supabase's API gateway and PostgREST check before a request reaches a service: an API
