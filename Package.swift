@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarServer", "SoarClient"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
-        .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient"]),
+        .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCore", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient"]),
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),

@@ -1,13 +1,14 @@
 import Foundation
+import SoarCore
 
 /// A program left running while a test talks to it (the `soar` server or emulator), read line by
 /// line, and stopped with SIGTERM when the test is done or the value is released.
 public final class BackgroundProcess: @unchecked Sendable {
     private let child: ChildProcess
-    private let lock = NSLock()
     private let arrived = DispatchSemaphore(value: 0)
-    private var buffer = Data()
-    private var errors = Data()
+    /// Standard output not read yet, and standard error so far.
+    private let buffer = Locked(Data())
+    private let errors = Locked(Data())
 
     /// - Parameter environment: variables added to (or replacing) this process's own.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
@@ -15,12 +16,12 @@ public final class BackgroundProcess: @unchecked Sendable {
         let arrived = self.arrived
         ChildProcess.drain(child.output, chunk: { [weak self] data in
             guard let self else { return }
-            lock.withLock { buffer.append(data) }
+            buffer.withLock { $0.append(data) }
             arrived.signal()
         }, done: { arrived.signal() })
         ChildProcess.drain(child.errors, chunk: { [weak self] data in
             guard let self else { return }
-            lock.withLock { errors.append(data) }
+            errors.withLock { $0.append(data) }
         }, done: {})
         child.finishInput(nil)
     }
@@ -31,7 +32,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     public func readLine(timeout: TimeInterval = 10) -> String? {
         let deadline = Date() + timeout
         while true {
-            let line: String? = lock.withLock {
+            let line: String? = buffer.withLock { buffer in
                 guard let newline = buffer.firstIndex(of: 10) else { return nil }
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
                 buffer.removeSubrange(buffer.startIndex...newline)
@@ -45,7 +46,7 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     /// What the program wrote to standard error so far.
     public var standardError: String {
-        lock.withLock { String(decoding: errors, as: UTF8.self) }
+        errors.withLock { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Sends SIGTERM and waits (at most 10 s, then SIGKILL); returns the exit status.

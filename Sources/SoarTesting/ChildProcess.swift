@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import SoarCore
 
 #if canImport(Glibc)
     import Glibc
@@ -14,9 +15,8 @@ final class ChildProcess: @unchecked Sendable {
     let input: Int32
     let output: Int32
     let errors: Int32
-    private let lock = NSLock()
-    private var exitStatus: Int32?
-    private var inputOpen = true
+    private let exitStatus = Locked<Int32?>(nil)
+    private let inputOpen = Locked(true)
     private let exited = DispatchSemaphore(value: 0)
 
     /// - Parameter environment: variables added to (or replacing) this process's own.
@@ -57,21 +57,21 @@ final class ChildProcess: @unchecked Sendable {
             repeat { reaped = waitpid(pid, &status, 0) } while reaped == -1 && errno == EINTR
             // Exited: its code; killed: minus the signal, as a shell would tell them apart.
             let code: Int32 = reaped == -1 ? -1 : (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)
-            lock.withLock { exitStatus = code }
+            exitStatus.withLock { $0 = code }
             exited.signal()
         }
     }
 
     deinit { closeInput() }
 
-    var isRunning: Bool { lock.withLock { exitStatus == nil } }
+    var isRunning: Bool { exitStatus.withLock { $0 == nil } }
 
     /// The exit status, waiting at most `timeout`; nil when it is still running then.
     func wait(timeout: TimeInterval) -> Int32? {
-        if let status = lock.withLock({ exitStatus }) { return status }
+        if let status = exitStatus.withLock({ $0 }) { return status }
         guard exited.wait(timeout: .now() + timeout) == .success else { return nil }
         exited.signal()
-        return lock.withLock { exitStatus }
+        return exitStatus.withLock { $0 }
     }
 
     func signal(_ number: Int32) {
@@ -94,7 +94,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     private func closeInput() {
-        if lock.withLock({ () -> Bool in defer { inputOpen = false }; return inputOpen }) { close(input) }
+        if inputOpen.withLock({ open in defer { open = false }; return open }) { close(input) }
     }
 
     /// Reads `fd` to its end on a thread of its own, handing each chunk to `chunk`, then closes it

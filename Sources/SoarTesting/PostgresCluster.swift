@@ -50,7 +50,7 @@ public final class PostgresCluster: Sendable {
     /// A new database with every migration applied, copied from a template migrated once per
     /// process: creating one is a file copy, with no migrations (and no lock) per test.
     public func createMigratedDatabase() throws -> String {
-        try Self.migrations.withLock {
+        try Self.migrations.withLock { _ in
             guard !templateReady.withLock({ $0 }) else { return }
             let template = "soar_template_\(getpid())"
             try Self.check(try ProcessRunner.run("/usr/bin/psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q", "-c", "CREATE DATABASE \(template)"]), "CREATE DATABASE")
@@ -78,12 +78,12 @@ public final class PostgresCluster: Sendable {
 
     public func url(_ database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
 
-    private static let migrations = NSLock()
+    private static let migrations = Locked(())
 
     /// Runs `open` (which migrates a new database) one at a time in this process: the roles that
     /// migrations create belong to the whole cluster.
     public static func migrating<T>(_ open: () throws -> T) rethrows -> T {
-        try migrations.withLock { try open() }
+        try migrations.withLock { _ in try open() }
     }
 
     /// Runs SQL through `psql` as the superuser; returns its output (unaligned, tuples only).

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 /// Runs a program to completion and keeps what it printed: for tests that drive real peers
 /// (`curl`, `h2load`, `python3`, the `soar` binary).
@@ -15,7 +16,7 @@ public enum ProcessRunner {
         let child = program.contains("/") ? try ChildProcess(program, arguments) : try ChildProcess("/usr/bin/env", [program] + arguments)
         let collected = Collected()
         let group = DispatchGroup()
-        for (fd, keyPath) in [(child.output, \Collected.out), (child.errors, \Collected.err)] {
+        for (fd, keyPath) in [(child.output, \(out: Data, err: Data).out), (child.errors, \(out: Data, err: Data).err)] {
             group.enter()
             ChildProcess.drain(fd, chunk: { collected.append(keyPath, $0) }, done: { group.leave() })
         }
@@ -36,18 +37,13 @@ public enum ProcessRunner {
     }
 }
 
-private final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    var out = Data()
-    var err = Data()
-    func append(_ keyPath: ReferenceWritableKeyPath<Collected, Data>, _ data: Data) {
-        lock.lock()
-        self[keyPath: keyPath].append(data)
-        lock.unlock()
+/// A child's standard output and error, as they arrive.
+private final class Collected: Sendable {
+    private let streams = Locked((out: Data(), err: Data()))
+    func append(_ keyPath: WritableKeyPath<(out: Data, err: Data), Data> & Sendable, _ data: Data) {
+        streams.withLock { $0[keyPath: keyPath].append(data) }
     }
-    func text(_ keyPath: KeyPath<Collected, Data>) -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: self[keyPath: keyPath], as: UTF8.self)
+    func text(_ keyPath: KeyPath<(out: Data, err: Data), Data> & Sendable) -> String {
+        streams.withLock { String(decoding: $0[keyPath: keyPath], as: UTF8.self) }
     }
 }

@@ -99,11 +99,10 @@ public final class ServerFixture: Sendable {
 
 /// Lines collected from a logger.
 public final class LogLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
+    private let lines = Locked([String]())
 
-    public func append(_ line: String) { lock.withLock { lines.append(line) } }
-    public var all: [String] { lock.withLock { lines } }
+    public func append(_ line: String) { lines.withLock { $0.append(line) } }
+    public var all: [String] { lines.withLock { $0 } }
 }
 
 public struct FixtureError: Error, CustomStringConvertible {
