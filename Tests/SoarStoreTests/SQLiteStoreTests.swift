@@ -194,6 +194,33 @@ import Testing
         #expect(store.tables["docs"] == nil, "nothing of the file applied")
     }
 
+    @Test func seedRowsAreStoredAsTheDataAPIStoresThem() throws {
+        let store = try open()
+        let file = MigrationFile(version: "20990101000000", name: "seeds", sql: """
+            create table public.plans (id uuid primary key, name text, live boolean, starts timestamptz, price numeric);
+            grant select on public.plans to anon;
+            insert into public.plans values ('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', 'Pro', 't', '2025-01-02 03:04:05+02', 9.5);
+            insert into public.plans (id, name, live, starts) values ('b0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12', 'Free', true, '2025-01-02');
+            update public.plans set live = 'off' where name = 'Free';
+            """, path: "m/20990101000000_seeds.sql")
+        try store.migrateApp([AppSchema.starter, file])
+        let plans = try store.table("plans")
+        var query = RowQuery()
+        query.order = [RowQuery.Order(column: "name")]
+        let rows = try store.select(plans, query, as: .anon, counting: false).rows
+        let json = rows.map { row in plans.columns.enumerated().map { plans.columns[$0.offset].json(row[$0.offset]) } }
+        #expect(json.map { $0[0] } == [.string("b0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12"), .string("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")])
+        #expect(json.map { $0[2] } == [.bool(false), .bool(true)])
+        #expect(json.map { $0[3] } == [.string("2025-01-02T00:00:00.000000+00:00"), .string("2025-01-02T01:04:05.000000+00:00")])
+        // A filter on the seeded values finds them as it finds the API's.
+        query.condition = .compare(column: "id", op: .eq, operand: .value(try plans.column("id")!.storable(text: "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11")))
+        #expect(try store.select(plans, query, as: .anon, counting: false).rows.count == 1)
+
+        let bad = MigrationFile(version: "20990101000001", name: "bad", sql: "insert into public.plans (id, live) values (gen_random_uuid(), 'maybe');", path: "m/20990101000001_bad.sql")
+        let error = #expect(throws: MigrationError.self) { try store.migrateApp([AppSchema.starter, file, bad]) }
+        #expect(error?.message.contains("invalid input syntax for type boolean: \"maybe\"") == true, "\(String(describing: error))")
+    }
+
     @Test func migrationsApplyOnceAndEveryFileIsListed() throws {
         let first = try open()
         #expect(try first.appliedMigrations() == Migrations.sqlite.map(\.name))

@@ -119,29 +119,35 @@ public struct SQLiteTranslator {
 
     // MARK: data
 
-    /// INSERT ... VALUES, UPDATE and DELETE (seed rows in a migration).
+    /// INSERT ... VALUES, UPDATE and DELETE (seed rows in a migration). Values written to a
+    /// column are stored as the data API stores them (``stored(_:column:of:)``).
     func data(_ node: Node) throws(SQLError) -> String {
         let at = node.location ?? 0
         let target = try required(node.record("relation", as: "RangeVar"), at)
         let table = try expressions.relationName(target)
+        let relation = schema.relation(target.string("relname") ?? "")
         switch node.kind {
         case "InsertStmt":
-            let columns = node.nodes("cols").compactMap { $0.string("name") }
+            var columns = node.nodes("cols").compactMap { $0.string("name") }
+            let list = columns.isEmpty ? "" : " (" + columns.map(quote).joined(separator: ", ") + ")"
+            if columns.isEmpty { columns = relation?.columns.map(\.name) ?? [] }
             let select = try required(node.node("selectStmt"), at)
             let body: String
             if let rows = select.fields["valuesLists"]?.arrayValue {
                 body = "VALUES " + (try rows.map { (row: JSONValue) throws(SQLError) -> String in
                     let items = Node(row).map { $0.nodes("items") } ?? []
-                    return "(" + (try items.map { (item: Node) throws(SQLError) -> String in try expressions.expression(item) }.joined(separator: ", ")) + ")"
+                    return "(" + (try items.enumerated().map { (index: Int, item: Node) throws(SQLError) -> String in
+                        stored(try expressions.expression(item), column: index < columns.count ? columns[index] : nil, of: relation)
+                    }.joined(separator: ", ")) + ")"
                 }.joined(separator: ", "))
             } else {
                 body = try expressions.query(select)
             }
-            let list = columns.isEmpty ? "" : " (" + columns.map(quote).joined(separator: ", ") + ")"
             return "INSERT INTO \(table)\(list) \(body)"
         case "UpdateStmt":
             let assignments = try node.nodes("targetList").map { (target: Node) throws(SQLError) -> String in
-                "\(quote(target.string("name") ?? "")) = \(try expressions.expression(try required(target.node("val"), at)))"
+                let name = target.string("name") ?? ""
+                return "\(quote(name)) = \(stored(try expressions.expression(try required(target.node("val"), at)), column: name, of: relation))"
             }
             let filter = try whereClause(node)
             return "UPDATE \(table) SET \(assignments.joined(separator: ", "))\(filter)"
@@ -149,6 +155,16 @@ public struct SQLiteTranslator {
             let filter = try whereClause(node)
             return "DELETE FROM \(table)\(filter)"
         }
+    }
+
+    /// A value written to `column` as the column stores it: `soar_value(type, value)`, the store's
+    /// own conversion (a timestamp in one form, a UUID in lowercase, `'t'` as a boolean 1), so seed
+    /// rows compare and read back as rows the data API wrote. Text and enums are stored as written.
+    private func stored(_ value: String, column: String?, of relation: Relation?) -> String {
+        guard let type = relation?.columns.first(where: { $0.name == column })?.type,
+            !["text", "varchar", "bpchar", "citext", "name"].contains(type), schema.enums[type] == nil
+        else { return value }
+        return "soar_value('\(type.replacingOccurrences(of: "'", with: "''"))', \(value))"
     }
 
     func whereClause(_ node: Node) throws(SQLError) -> String {

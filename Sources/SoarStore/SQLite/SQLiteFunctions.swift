@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import SoarSchema
 import SoarCore
 
 /// Who the statements on a connection run for now: what `auth.uid()`, `auth.role()`,
@@ -43,6 +44,7 @@ enum SQLiteFunctions {
         sqlite3_create_function_v2(handle, "lower", 1, deterministic, pointer, lowercased, nil, nil, nil)
         sqlite3_create_function_v2(handle, "upper", 1, deterministic, pointer, uppercased, nil, nil, nil)
         sqlite3_create_function_v2(handle, "regexp_i", 2, deterministic, pointer, regexpFolded, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "soar_value", 2, deterministic, pointer, storedValue, nil, nil, nil)
     }
 }
 
@@ -139,4 +141,33 @@ private func match(_ call: OpaquePointer?, _ values: UnsafeMutablePointer<Opaque
     }
     let found = expression.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
     sqlite3_result_int(call, found ? 1 : 0)
+}
+
+/// `soar_value('timestamptz', x)`: a value a migration writes (a seed row) as a column of that
+/// Postgres type stores it, through the same conversion as the data API's writes (a timestamp in
+/// Soar's one form, a UUID in lowercase, a boolean as 1 or 0); an error where Postgres would refuse it.
+private func storedValue(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let values, let typeText = sqlite3_value_text(values[0]) else { return sqlite3_result_null(call) }
+    let column = Column(Attribute(name: "value", type: String(cString: typeText)), relation: "", enums: [:])
+    let value = values[1]
+    switch sqlite3_value_type(value) {
+    case SQLITE_NULL: return sqlite3_result_null(call)
+    case SQLITE_INTEGER where [.integer, .numeric, .double, .boolean].contains(column.kind):
+        let number = sqlite3_value_int64(value)
+        return sqlite3_result_int64(call, column.kind == .boolean ? (number != 0 ? 1 : 0) : number)
+    case SQLITE_FLOAT where [.numeric, .double].contains(column.kind):
+        return sqlite3_result_double(call, sqlite3_value_double(value))
+    default:
+        let text = sqlite3_value_text(value).map { String(cString: $0) } ?? ""
+        do {
+            switch try column.storable(text: text) {
+            case .null: sqlite3_result_null(call)
+            case .integer(let number): sqlite3_result_int64(call, number)
+            case .real(let number): sqlite3_result_double(call, number)
+            case .text(let stored): result(call, stored)
+            }
+        } catch {
+            sqlite3_result_error(call, error.message, -1)
+        }
+    }
 }
