@@ -22,6 +22,7 @@ public enum Migrations {
         File(name: "0009_push_claims.sql", bytes: PackageResources._009_push_claims_sql),
         File(name: "0010_device_tokens_lowercase.sql", bytes: PackageResources._010_device_tokens_lowercase_sql),
         File(name: "0011_push_outcomes.sql", bytes: PackageResources._011_push_outcomes_sql),
+        File(name: "0012_health.sql", bytes: PackageResources._012_health_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
@@ -33,6 +34,7 @@ public enum Migrations {
         File(name: "0004_device_tokens_lowercase.sql", bytes: PackageResources._004_device_tokens_lowercase_sql),
         File(name: "0005_default_privileges.sql", bytes: PackageResources._005_default_privileges_sql),
         File(name: "0006_extensions_schema.sql", bytes: PackageResources._006_extensions_schema_sql),
+        File(name: "0007_health.sql", bytes: PackageResources._007_health_sql),
     ]
 }
 

@@ -19,7 +19,7 @@ public struct APIKeys: Sendable {
         func make(_ role: String) throws(AuthError) -> String {
             let claims: [String: JSONValue] = ["iss": "soar", "role": .string(role), "iat": .int(issued), "exp": .int(issued + 20 * 365 * 86_400)]
             do { return try JWT(header: ["typ": "JWT"], claims: claims).signed(secret: secret) } catch {
-                throw .storeFailed("cannot sign the API keys: \(error.description)")
+                throw .internalFailure("cannot sign the API keys: \(error.description)")
             }
         }
         func check(_ key: String, _ role: String, _ name: String) throws(AuthError) -> String {

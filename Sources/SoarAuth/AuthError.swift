@@ -37,7 +37,13 @@ public struct AuthError: Error, Sendable, Equatable {
     public static func unsupportedGrant(_ grant: String) -> AuthError {
         AuthError(400, "unsupported_grant_type", "unsupported_grant_type: \(grant.isEmpty ? "missing grant_type" : grant)")
     }
-    public static func storeFailed(_ why: String) -> AuthError { AuthError(500, "unexpected_failure", why) }
+    /// Soar itself failed (a signature, a random number): 500.
+    public static func internalFailure(_ why: String) -> AuthError { AuthError(500, "unexpected_failure", why) }
+    /// Anything else that failed underneath: a ``StoreError`` as above, else a 500.
+    public static func storeFailed(_ error: any Error) -> AuthError {
+        if let error = error as? StoreError { return storeFailed(error) }
+        return AuthError(500, "unexpected_failure", "\(error)")
+    }
     /// The store failed: 503 while it is unavailable, so clients retry (supabase clients sign the
     /// user out after a failed refresh answered with anything but 502, 503 or 504); else 500.
     public static func storeFailed(_ error: StoreError) -> AuthError {

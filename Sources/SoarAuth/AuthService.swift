@@ -118,7 +118,7 @@ public final class AuthService: Sendable {
             do {
                 token = try hmacSHA256(key: tokens.secret, message: Data(("refresh-successor:" + token).utf8)).prefix(24).base64URLEncodedString()
             } catch {
-                throw .storeFailed("cannot make a refresh token: \(error.description)")
+                throw .internalFailure("cannot make a refresh token: \(error.description)")
             }
             chain.append(token)
         }
@@ -196,7 +196,7 @@ public final class AuthService: Sendable {
         } catch let error as AuthError {
             throw error
         } catch {
-            throw .storeFailed("\(error)")
+            throw .storeFailed(error)
         }
     }
 
@@ -240,7 +240,7 @@ public final class AuthService: Sendable {
     }
 
     static func newRefreshToken() throws(AuthError) -> String {
-        do { return try randomBytes(24).base64URLEncodedString() } catch { throw .storeFailed("cannot make a refresh token: \(error.description)") }
+        do { return try randomBytes(24).base64URLEncodedString() } catch { throw .internalFailure("cannot make a refresh token: \(error.description)") }
     }
 
     static func hash(_ refreshToken: String) -> String {

@@ -21,7 +21,7 @@ public struct PasswordHasher: Sendable {
             let derived = try pbkdf2SHA256(password: password, salt: salt, iterations: iterations)
             return "pbkdf2-sha256$\(iterations)$\(salt.base64EncodedString())$\(derived.base64EncodedString())"
         } catch {
-            throw .storeFailed("cannot hash the password: \(error.description)")
+            throw .internalFailure("cannot hash the password: \(error.description)")
         }
     }
 

@@ -89,7 +89,7 @@ public struct Tokens: Sendable {
         do {
             return (try JWT(header: ["typ": "JWT"], claims: claims).signed(secret: secret), issued + lifetime)
         } catch {
-            throw .storeFailed("cannot sign the access token: \(error.description)")
+            throw .internalFailure("cannot sign the access token: \(error.description)")
         }
     }
 }

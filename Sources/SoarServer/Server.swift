@@ -81,7 +81,7 @@ public final class Server: Sendable {
             return try functions.invoke(exchange)
         }
         let logger = self.logger
-        let health = HealthEndpoints(store: store) { reason in logger.log(.warn, "health check failed", ["error": .string(reason)]) }
+        let health = HealthEndpoints(store: store, now: now) { reason in logger.log(.warn, "health check failed", ["error": .string(reason)]) }
         let metrics = self.metrics
         let pushService = self.push
         router.add(["GET"], "/health") { _ throws(ServerError) in health.check() }

@@ -51,8 +51,11 @@ public protocol DataStore: Sendable {
     ) throws(StoreError) -> [StoredRow]
     /// Deletes the matching rows and returns them.
     func delete(_ table: Table, where condition: RowQuery.Condition?, as access: Access, single: Bool) throws(StoreError) -> [StoredRow]
-    /// Whether the store answers (for `/health`).
+    /// Whether the store answers a read (for `/health`).
     func ping() throws(StoreError)
+    /// Whether it takes a write: one row of Soar's own rewritten (for `/health`: a full disk, a
+    /// read-only file or a standby database fail it while reads still answer).
+    func probeWrite() throws(StoreError)
 }
 
 extension DataStore {

@@ -51,7 +51,7 @@ struct AdminEndpoints: Sendable {
         } catch let error as StoreError {
             throw .auth(.storeFailed(error))
         } catch {
-            throw .auth(.storeFailed("\(error)"))
+            throw .auth(.storeFailed(error))
         }
     }
 

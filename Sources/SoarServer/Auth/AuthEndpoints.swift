@@ -60,7 +60,7 @@ struct AuthEndpoints: Sendable {
         } catch let error as ServerError {
             throw error
         } catch {
-            throw .auth(.storeFailed("\(error)"))
+            throw .auth(.storeFailed(error))
         }
     }
 
@@ -82,7 +82,7 @@ struct AuthEndpoints: Sendable {
         } catch let error as ServerError {
             throw error
         } catch {
-            throw .auth(.storeFailed("\(error)"))
+            throw .auth(.storeFailed(error))
         }
     }
 

@@ -189,8 +189,9 @@ final class PGConnection {
                 PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
             }
             guard isUsable, let state = field("C") else { throw lost() }
-            // Class 08 (connection), 57P (shutdown, admin) and 53 (resources): the database, not the request.
-            if state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") {
+            // Class 08 (connection), 57P (shutdown, admin), 53 (resources, a full disk) and a
+            // read-only database (25006: a standby, say): the database, not the request.
+            if state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") || state == "25006" {
                 throw .unavailable("Postgres: \(field("M") ?? state)")
             }
             var error = StoreError(code: state, message: field("M") ?? "", details: field("D"), hint: field("H"))

@@ -48,6 +48,10 @@ public final class PostgresStore: Store, @unchecked Sendable {
         try pool.with { connection throws(StoreError) in _ = try connection.query("SELECT 1") }
     }
 
+    public func probeWrite() throws(StoreError) {
+        try run { connection throws(StoreError) in _ = try connection.query("UPDATE soar.health SET checked_at = now() WHERE id = 1") }
+    }
+
     /// The migrations applied, in order (for `soar migrate`).
     public func appliedMigrations() throws(StoreError) -> [String] {
         try run { connection throws(StoreError) in

@@ -63,6 +63,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try read { connection throws(StoreError) in _ = try connection.statement("SELECT 1").rows([]) }
     }
 
+    /// Through the writer like any write; unhealthy too while the last transaction it wrote failed
+    /// for the database's sake (``WriteBatcher/failure``), whatever this one did.
+    public func probeWrite() throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try write { connection throws(StoreError) in try connection.rows("UPDATE soar_health SET checked_at = $1 WHERE id = 1", [.text(time)]) }
+        if let failed = writer.failure.withLock({ $0 }) { throw .unavailable(failed) }
+    }
+
     /// The migrations applied, in order (for `soar migrate`).
     public func appliedMigrations() throws(StoreError) -> [String] {
         try read { connection throws(StoreError) in

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 /// The one writer, with group commit: writes that arrive while a transaction is being written
 /// wait, then go together in the next one, each in its own savepoint.
@@ -16,6 +17,8 @@ final class WriteBatcher: @unchecked Sendable {
     private var writing = false
     private var lastWasBulk = true
     private var thread = WriterThread.notStarted
+    /// Why the last transaction could not be written (a full disk, an I/O error); nil once one is.
+    let failure = Locked<String?>(nil)
 
     private enum WriterThread { case notStarted, running, stopping, stopped }
 
@@ -39,6 +42,14 @@ final class WriteBatcher: @unchecked Sendable {
         }
         condition.unlock()
         return try job.result!.get()
+    }
+
+    /// Runs `body` on the writer connection between transactions (a connection setting).
+    func betweenTransactions<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        while writing { condition.wait() }
+        return try body(connection)
     }
 
     /// Queues `body` without waiting: the writer thread runs it in the next transaction and calls
@@ -132,31 +143,45 @@ final class WriteBatcher: @unchecked Sendable {
         return afterBulk && !small.isEmpty ? small : [oldestBulk]
     }
 
+    /// Writes a batch, noting in ``failure`` whether the database could take it.
     private func commit(_ batch: [any BatchedWrite]) {
+        let unavailable = write(batch)
+        failure.withLock { $0 = unavailable?.message }
+    }
+
+    /// - Returns: the error that kept the database from taking the writes (not a write's own
+    ///   fault, such as a duplicate key), or nil.
+    private func write(_ batch: [any BatchedWrite]) -> StoreError? {
+        func unavailable(_ error: StoreError?) -> StoreError? { error.flatMap { $0.isClientError ? nil : $0 } }
         do {
             try connection.run("BEGIN IMMEDIATE")
         } catch {
             for write in batch { write.fail(error) }
-            return
+            return unavailable(error)
         }
+        // A write that failed alone (its savepoint rolled back) may still say the disk is full.
+        var failed: StoreError?
         if batch.count == 1 {
             // Alone in its transaction: no savepoint needed, a failure rolls the whole of it back.
-            guard batch[0].run(connection) else {
+            if let error = batch[0].run(connection) {
                 try? connection.run("ROLLBACK")
-                return
+                return unavailable(error)
             }
         } else {
             for write in batch {
                 do {
                     try connection.run("SAVEPOINT write")
-                    if !write.run(connection) { try connection.run("ROLLBACK TO write") }
+                    if let error = write.run(connection) {
+                        failed = unavailable(error) ?? failed
+                        try connection.run("ROLLBACK TO write")
+                    }
                     try connection.run("RELEASE write")
                 } catch {
                     // A savepoint that cannot be rolled back or released leaves the transaction
                     // unknown: none of it is kept, and every write of the batch fails.
                     try? connection.run("ROLLBACK")
                     for write in batch { write.fail(error) }
-                    return
+                    return unavailable(error)
                 }
             }
         }
@@ -165,7 +190,9 @@ final class WriteBatcher: @unchecked Sendable {
         } catch {
             try? connection.run("ROLLBACK")
             for write in batch { write.fail(error) }
+            return unavailable(error)
         }
+        return failed
     }
 }
 
@@ -173,8 +200,8 @@ final class WriteBatcher: @unchecked Sendable {
 private protocol BatchedWrite: AnyObject {
     var bulk: Bool { get }
     var finished: Bool { get set }
-    /// Runs the write; false when it failed (and must be rolled back).
-    func run(_ connection: SQLiteConnection) -> Bool
+    /// Runs the write; its error when it failed (and must be rolled back).
+    func run(_ connection: SQLiteConnection) -> StoreError?
     func fail(_ error: StoreError)
     /// Calls a queued write's completion with its result (once committed or failed).
     func completed()
@@ -192,13 +219,13 @@ private final class Write<T>: BatchedWrite {
         self.bulk = bulk
     }
 
-    func run(_ connection: SQLiteConnection) -> Bool {
+    func run(_ connection: SQLiteConnection) -> StoreError? {
         do {
             result = .success(try body(connection))
-            return true
+            return nil
         } catch {
             result = .failure(error)
-            return false
+            return error
         }
     }
 
