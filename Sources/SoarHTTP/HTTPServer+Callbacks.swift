@@ -2,12 +2,63 @@ import CMicroHTTPD
 import Foundation
 import Synchronization
 
-/// The body of one request as it arrives, kept in libmicrohttpd's per-connection slot.
+/// One request as it arrives, kept in libmicrohttpd's per-request slot from its request line on.
 final class RequestBuffer {
+    /// What the request line showed that libmicrohttpd would hide once it decoded the target.
+    var refusal: RequestChecks.Refusal?
+    /// Set once its headers arrived (the access handler's first call).
+    var started = false
     var body = Data()
     var tooLarge = false
+    /// The connection closes after the answer (a request framed two ways).
+    var closeAfter = false
     /// Set while the connection is suspended waiting for the handler's later answer.
     var later: LaterAnswer?
+}
+
+/// libmicrohttpd's request-line callback, before it decodes the target: the request's slot.
+///
+/// A `%00` would reach the handler as the end of the path or value (`/rest/v1/todos%00.css` as
+/// `/rest/v1/todos`), and libmicrohttpd gives up on a request whose query parameters do not fit
+/// in the connection's memory without answering: both are answered here instead (400 and 414),
+/// and the query is cut off so that libmicrohttpd has none to parse.
+func httpRequestLine(context: UnsafeMutableRawPointer?, target: UnsafePointer<CChar>?, connection: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    let buffer = RequestBuffer()
+    if let context, let target {
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let length = strlen(target)
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(target).assumingMemoryBound(to: UInt8.self), count: length)
+        buffer.refusal = RequestChecks.refusal(target: bytes, limits: server.limits)
+        if buffer.refusal != nil, let question = bytes.firstIndex(of: UInt8(ascii: "?")) {
+            UnsafeMutablePointer(mutating: target)[question] = 0
+        }
+        // Its headers may not fit beside it: a connection whose handler is never called is cut
+        // at the next sweep instead of at the header deadline.
+        if buffer.refusal?.status == 414, let connection { server.deadlines.expire(connection) }
+    }
+    return Unmanaged.passRetained(buffer).toOpaque()
+}
+
+/// libmicrohttpd's own messages, formatted by the shim.
+func httpLibraryMessage(context: UnsafeMutableRawPointer?, message: UnsafePointer<CChar>?) {
+    guard let context, let message else { return }
+    let text = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().notify(.library(text))
+}
+
+/// libmicrohttpd's connection callback: a connection opened (it waits for a request's headers
+/// from now on) or closed.
+func httpConnectionChanged(
+    context: UnsafeMutableRawPointer?, connection: OpaquePointer?, socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    change: MHD_ConnectionNotificationCode
+) {
+    guard let context, let connection else { return }
+    let deadlines = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines
+    if change == .CONNECTION_NOTIFY_STARTED {
+        deadlines.waitForHeaders(connection, socket: CMicroHTTPD_socket(connection))
+    } else {
+        deadlines.closed(connection)
+    }
 }
 
 /// libmicrohttpd's access handler: called once to start a request, once per body chunk, then once
@@ -19,12 +70,21 @@ func httpAccessHandler(
     method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
     uploadSize: UnsafeMutablePointer<Int>?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
-    guard let context, let connection, let slot, let uploadSize else { return .NO }
-    guard let pointer = slot.pointee else {
-        slot.pointee = Unmanaged.passRetained(RequestBuffer()).toOpaque()
+    guard let context, let connection, let slot, let uploadSize, let pointer = slot.pointee else { return .NO }
+    let buffer = Unmanaged<RequestBuffer>.fromOpaque(pointer).takeUnretainedValue()
+    if !buffer.started {
+        // The headers are in: answer now what the request line or its framing already decided.
+        buffer.started = true
+        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines.headersArrived(connection)
+        let framing = RequestChecks.framing(headers: allValues(connection, .HEADER_KIND))
+        if let refusal = buffer.refusal ?? framing.refusal {
+            let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+            server.notify(.refused(status: refusal.status, reason: refusal.reason, client: clientAddress(connection)))
+            return queue(refusal.response, on: connection, closing: true)
+        }
+        buffer.closeAfter = framing.closeAfter
         return .YES
     }
-    let buffer = Unmanaged<RequestBuffer>.fromOpaque(pointer).takeUnretainedValue()
     if uploadSize.pointee > 0 {
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         if buffer.body.count + uploadSize.pointee > server.limits.maxBodySize {
@@ -40,12 +100,12 @@ func httpAccessHandler(
         // Resumed: the later answer was sent.
         buffer.later = nil
         defer { server.inFlight.subtract(1, ordering: .relaxed) }
-        return queue(later.sent()?() ?? HTTPServer.stopping, on: connection)
+        return queue(later.sent()?() ?? HTTPServer.stopping, on: connection, closing: buffer.closeAfter)
     }
     server.inFlight.add(1, ordering: .relaxed)
     var answered = true
     defer { if answered { server.inFlight.subtract(1, ordering: .relaxed) } }
-    if server.draining.load(ordering: .acquiring) { return queue(HTTPServer.stopping, on: connection) }
+    if server.draining.load(ordering: .acquiring) { return queue(HTTPServer.stopping, on: connection, closing: true) }
     var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/")
     request.body = buffer.body
     let values = KeyValues()
@@ -57,24 +117,26 @@ func httpAccessHandler(
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectKeyValue, collector)
         request.query = values.pairs.map { (name: $0.0, value: $0.1) }
     }
-    var address = [CChar](repeating: 0, count: 64)
-    CMicroHTTPD_client_address(connection, &address, address.count)
-    request.remoteAddress = address.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    if buffer.tooLarge { return queue(server.tooLarge(request), on: connection) }
+    request.remoteAddress = clientAddress(connection)
+    if buffer.tooLarge { return queue(server.tooLarge(request), on: connection, closing: buffer.closeAfter) }
     let later = LaterAnswer(connection: connection, waiting: server.waiting)
-    if let response = server.handler(request, later) { return queue(response, on: connection) }
-    if let build = later.answerOrSuspend() { return queue(build(), on: connection) }
+    if let response = server.handler(request, later) { return queue(response, on: connection, closing: buffer.closeAfter) }
+    if let build = later.answerOrSuspend() { return queue(build(), on: connection, closing: buffer.closeAfter) }
     // Suspended: still in flight until the answer is queued after the resume.
     buffer.later = later
     answered = false
     return .YES
 }
 
-/// Releases the per-request buffer when libmicrohttpd is done with a request.
+/// Releases the per-request buffer when libmicrohttpd is done with a request; the connection then
+/// waits for the next request's headers.
 func httpRequestCompleted(
     context: UnsafeMutableRawPointer?, connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     reason: MHD_RequestTerminationCode
 ) {
+    if let context, let connection, reason == .REQUEST_TERMINATED_COMPLETED_OK {
+        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines.waitForHeaders(connection, socket: CMicroHTTPD_socket(connection))
+    }
     guard let slot, let pointer = slot.pointee else { return }
     let buffer = Unmanaged<RequestBuffer>.fromOpaque(pointer)
     if buffer.takeUnretainedValue().later != nil, let context {
@@ -96,7 +158,22 @@ func collectKeyValue(context: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key
     return .YES
 }
 
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+private func clientAddress(_ connection: OpaquePointer) -> String {
+    var address = [CChar](repeating: 0, count: 64)
+    CMicroHTTPD_client_address(connection, &address, address.count)
+    return address.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+}
+
+/// Every value of one kind, in order, repeated names kept.
+private func allValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(String, String)] {
+    let values = KeyValues()
+    return withExtendedLifetime(values) {
+        MHD_get_connection_values(connection, kind, collectKeyValue, Unmanaged.passUnretained(values).toOpaque())
+        return values.pairs
+    }
+}
+
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
     let made = response.body.withUnsafeBytes { raw in
         MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
     }
@@ -105,6 +182,9 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     for (name, value) in response.headers {
         // A header libmicrohttpd refuses (a line break in it, say) would change the answer: answer nothing instead.
         guard MHD_add_response_header(made, name, value) == .YES else { return .NO }
+    }
+    if closing && !response.headers.contains(where: { $0.0.lowercased() == "connection" }) {
+        guard MHD_add_response_header(made, "connection", "close") == .YES else { return .NO }
     }
     return MHD_queue_response(connection, UInt32(response.status), made)
 }

@@ -8,7 +8,9 @@ import Synchronization
 /// The handler runs on libmicrohttpd's threads and must be thread-safe. It answers at once, or
 /// returns nil and answers later through the ``LaterAnswer`` it was given. Bodies over
 /// ``Limits/maxBodySize`` are answered by `oversized` (413) without reaching it; headers over the
-/// connection memory limit are answered 431 by libmicrohttpd itself.
+/// connection memory limit are answered 431 by libmicrohttpd itself, and ambiguous framing, a
+/// NUL in the target and too many query parameters are answered 400, 400 and 414 here (see
+/// ``RequestChecks``). Over TLS when given a certificate and key.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     /// A handler that may answer later: nil once it has arranged for `later.send` to be called.
@@ -20,19 +22,50 @@ public final class HTTPServer: @unchecked Sendable {
         /// Per-connection memory; request headers must fit in about half of it.
         public var connectionMemory = 32 << 10
         public var idleTimeoutSeconds = 30
+        /// Seconds a request's headers may take, from the connection's start or the previous
+        /// answer: libmicrohttpd's idle timer restarts at every byte, so a client sending a header
+        /// line now and then would otherwise hold its connection for ever.
+        public var headerTimeoutSeconds = 30
         public var maxConnections = 1024
+        /// Open connections from one client address at most; 0 for none (behind a reverse proxy,
+        /// every client has the proxy's address).
+        public var maxConnectionsPerAddress = 256
+        /// Query parameters a request may have (each costs libmicrohttpd memory of the connection's).
+        public var maxQueryParameters = 200
         public var threads = 2
 
         public init() {}
     }
 
+    /// A certificate chain and its private key, in PEM: the server speaks HTTPS.
+    public struct TLS: Sendable {
+        public let certificate: String
+        public let key: String
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+    }
+
     let handler: DeferringHandler
     let oversized: Handler
+    /// What the server tells its owner's log.
+    public enum Notice: Sendable {
+        /// A request refused before the handler: its status, why, and the client's address.
+        case refused(status: Int, reason: String, client: String)
+        /// libmicrohttpd's own words (a request too large for the connection's memory, a failed TLS handshake).
+        case library(String)
+    }
+
+    let notify: @Sendable (Notice) -> Void
+    /// Where libmicrohttpd's messages go; freed once the daemon is stopped.
+    private let logger: UnsafeMutablePointer<CMicroHTTPD_Logger>
     let limits: Limits
     let inFlight = Atomic<Int>(0)
     /// Set by `shutdown`: requests that start now are answered 503 and their connection closed.
     let draining = Atomic<Bool>(false)
     let waiting = WaitingAnswers()
+    let deadlines: HeaderDeadlines
     /// libmicrohttpd's daemon, until stopped (its handle may be stopped from any thread).
     private struct Daemon: @unchecked Sendable { let handle: OpaquePointer }
     private let daemon = Locked<Daemon?>(nil)
@@ -49,16 +82,21 @@ public final class HTTPServer: @unchecked Sendable {
         try self.init(host: host, port: port, limits: limits, oversized: oversized, deferringHandler: { request, _ in handler(request) })
     }
 
-    /// As above, with a handler that may answer later.
+    /// As above, with a handler that may answer later, over TLS when `tls` is given.
     public init(
-        host: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits(),
-        oversized: Handler? = nil, deferringHandler handler: @escaping DeferringHandler
+        host: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits(), tls: TLS? = nil,
+        oversized: Handler? = nil, notify: @escaping @Sendable (Notice) -> Void = { _ in },
+        deferringHandler handler: @escaping DeferringHandler
     ) throws(HTTPServerError) {
         self.handler = handler
+        self.notify = notify
+        logger = .allocate(capacity: 1)
         self.limits = limits
+        deadlines = HeaderDeadlines(limit: .seconds(limits.headerTimeoutSeconds))
         let maxBody = limits.maxBodySize
         self.oversized = oversized ?? { _ in .error(413, "the request body is over \(maxBody) bytes") }
         let context = Unmanaged.passUnretained(self).toOpaque()
+        logger.initialize(to: CMicroHTTPD_Logger(log: httpLibraryMessage, context: context))
         // No MHD_USE_ERROR_LOG: libmicrohttpd's own lines ("Failed to bind to port …") would repeat
         // the error thrown below in another voice. MHD_USE_ITC wakes the threads to stop.
         // MHD_USE_TURBO reads and writes before asking epoll, which mostly succeeds under load.
@@ -69,10 +107,16 @@ public final class HTTPServer: @unchecked Sendable {
         let family = address.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0
         let started = address.withSockaddr { pointer, _ in
             CMicroHTTPD_start(
-                flags | family, port, UInt32(limits.threads), httpAccessHandler, context, httpRequestCompleted, context, pointer,
-                limits.connectionMemory, UInt32(limits.idleTimeoutSeconds), UInt32(limits.maxConnections))
+                flags | family, port, UInt32(limits.threads), httpAccessHandler, context, httpRequestCompleted, httpRequestLine,
+                httpConnectionChanged, pointer, limits.connectionMemory, UInt32(limits.idleTimeoutSeconds), UInt32(limits.maxConnections),
+                UInt32(limits.maxConnectionsPerAddress), tls?.certificate, tls?.key, logger)
         }
-        guard let started else { throw HTTPServerError("cannot listen on \(host):\(port) (is the port in use?)") }
+        guard let started else {
+            deadlines.stop()
+            logger.deallocate()
+            if tls != nil { throw HTTPServerError("cannot listen on \(host):\(port) with TLS (is the port in use, or the certificate or key not PEM, or not a pair?)") }
+            throw HTTPServerError("cannot listen on \(host):\(port) (is the port in use?)")
+        }
         daemon.withLock { $0 = Daemon(handle: started) }
         self.port = CMicroHTTPD_port(started)
     }
@@ -123,9 +167,13 @@ public final class HTTPServer: @unchecked Sendable {
                 daemon = nil
             }
         }
+        deadlines.stop()
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        logger.deallocate()
+    }
 }
 
 /// Why the server could not start.

@@ -11,6 +11,8 @@ public final class Server: Sendable {
         public var host = "127.0.0.1"
         public var port: UInt16 = 54321
         public var limits = HTTPServer.Limits()
+        /// HTTPS with this certificate and key; nil for plain HTTP.
+        public var tls: HTTPServer.TLS?
         public var authLimits = AuthService.Limits()
         public var passwordHasher = PasswordHasher()
         /// Access-token lifetime in seconds.
@@ -33,8 +35,9 @@ public final class Server: Sendable {
     private let router: Router
     private let http: HTTPServer
     public var port: UInt16 { http.port }
-    public var url: String { "http://\(hostForURL):\(http.port)" }
+    public var url: String { "\(scheme)://\(hostForURL):\(http.port)" }
     private let hostForURL: String
+    private let scheme: String
 
     /// Starts listening at once.
     ///
@@ -47,17 +50,26 @@ public final class Server: Sendable {
         self.keys = keys
         self.logger = logger
         hostForURL = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        scheme = configuration.tls == nil ? "http" : "https"
         // Listening first, so the token issuer names the bound port; requests get 503 until `box` is set.
         let box = HandlerBox()
         let maxBody = configuration.limits.maxBodySize
         http = try HTTPServer(
-            host: configuration.host, port: configuration.port, limits: configuration.limits,
+            host: configuration.host, port: configuration.port, limits: configuration.limits, tls: configuration.tls,
             oversized: { request in box.server?.refuse(request, .gateway(413, "Request body is over \(maxBody) bytes", code: "413")) ?? HTTPResponse(status: 413) },
+            notify: { notice in
+                switch notice {
+                case .refused(let status, let reason, let client):
+                    logger.log(.warn, "request refused", ["status": .int(status), "error": .string(reason), "client": .string(client)])
+                case .library(let message):
+                    logger.log(.warn, "http", ["error": .string(message)])
+                }
+            },
             deferringHandler: { request, later in
                 guard let server = box.server else { return HTTPResponse(status: 503) }
                 return server.answer(request, later: later)
             })
-        let issuer = "http://\(hostForURL):\(http.port)/auth/v1"
+        let issuer = "\(scheme)://\(hostForURL):\(http.port)/auth/v1"
         auth = AuthService(
             store: store, tokens: Tokens(secret: keys.secret, issuer: issuer, lifetime: configuration.tokenLifetime),
             hasher: configuration.passwordHasher, limits: configuration.authLimits, now: now)

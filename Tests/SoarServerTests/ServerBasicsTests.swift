@@ -51,7 +51,7 @@ import Testing
         #expect(lines.count >= 2)
         for line in lines {
             let object = try #require(try? JSONValue.read(Data(line.utf8)).objectValue, "\(line)")
-            #expect(object["request_id"] != nil && object["level"] != nil)
+            #expect(object["request_id"] != nil && object["level"] != nil, "\(line)")
             for secret in ["hunter2-secret", user.token, user.refresh, fixture.anonKey, "title=eq.x"] { #expect(!line.contains(secret)) }
         }
         #expect(lines.contains { $0.contains(#""request_id":"req-42""#) })

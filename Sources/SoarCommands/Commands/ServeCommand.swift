@@ -20,6 +20,10 @@ struct ServeCommand: Command {
         MigrationsChoice.option,
         Option("--threads", value: "N", help: "HTTP worker threads (default 4)."),
         Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
+        Option("--max-connections-per-ip", value: "N", help: "Open connections one client address may hold (default 256; 0: no limit, behind a proxy)."),
+        Option("--header-timeout", value: "SECONDS", help: "Time a request's headers may take to arrive (default 30)."),
+        Option("--tls-cert", value: "FILE", help: "Serve HTTPS with this PEM certificate chain (with --tls-key)."),
+        Option("--tls-key", value: "FILE", help: "The certificate's PEM private key."),
         Option("--log-level", value: "LEVEL", help: "debug, info, warn or error (default info, or SOAR_LOG_LEVEL)."),
         Option("--with-emulator", help: "Also run the APNs emulator here; without Apple credentials, push goes to it."),
         Option("--emulator-port", value: "N", help: "The emulator's sandbox port (default 2197; control 2198, production 2199; 0: free ones)."),
@@ -67,6 +71,11 @@ struct ServeCommand: Command {
         }
         configuration.limits.threads = try arguments.integer("--threads", in: 1...256) ?? 4
         configuration.limits.maxBodySize = try arguments.integer("--max-body", in: 1024...(64 << 20)) ?? (1 << 20)
+        configuration.limits.maxConnectionsPerAddress = try arguments.integer("--max-connections-per-ip", in: 0...1_000_000) ?? 256
+        configuration.limits.headerTimeoutSeconds = try arguments.integer("--header-timeout", in: 1...3600) ?? 30
+        // As many connections as the descriptor limit (raised to its hard limit) leaves room for.
+        configuration.limits.maxConnections = max(64, min(DescriptorLimit.raised() - 256, 100_000))
+        configuration.tls = try Self.tls(certificate: arguments.value("--tls-cert"), key: arguments.value("--tls-key"))
         configuration.version = "soar \(SoarCLI.version)"
         self.configuration = configuration
         database = try DatabaseChoice(arguments)
@@ -123,6 +132,27 @@ struct ServeCommand: Command {
         server.shutdown(grace: .seconds(10))
         local?.emulator.stop()
         console.warn("stopped")
+    }
+
+    /// The PEM certificate and key, read; nil without either option.
+    static func tls(certificate: String?, key: String?) throws(CommandError) -> HTTPServer.TLS? {
+        switch (certificate, key) {
+        case (nil, nil): return nil
+        case (let certificate?, let key?):
+            func read(_ path: String, _ what: String, _ marker: String) throws(CommandError) -> String {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw .configuration("cannot read the TLS \(what) \(path): \(FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")")
+                }
+                let text = String(decoding: data, as: UTF8.self)
+                guard text.contains("-----BEGIN ") && text.contains(marker) else {
+                    throw .configuration("the TLS \(what) \(path) is not PEM (it should hold a \"-----BEGIN \(marker)\" block)")
+                }
+                return text
+            }
+            return HTTPServer.TLS(certificate: try read(certificate, "certificate", "CERTIFICATE"), key: try read(key, "key", "PRIVATE KEY"))
+        default:
+            throw .usage("--tls-cert and --tls-key go together")
+        }
     }
 
     /// The store (migrated) and the API keys, or a configuration error saying what is wrong.
