@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "SoarHTTP2Tests", dependencies: ["SoarHTTP2"]),
         .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarHTTP2", "SoarTesting"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting", "SoarClient", "SoarStore", "SoarMigrations"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting", "SoarClient", "SoarCrypto", "SoarStore", "SoarMigrations"]),
         .testTarget(name: "SoarClientTests", dependencies: ["SoarClient", "SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting"], exclude: ["Fixtures"]),

@@ -1,4 +1,5 @@
 import Foundation
+import SoarCrypto
 import SoarTesting
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
         let anon = try #require(server.readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
         let service = try #require(server.readLine())
         let database = try #require(server.readLine())
-        #expect(url.hasPrefix("http://127.0.0.1:"))
+        #expect(url.hasPrefix(extra.contains("--tls-cert") ? "https://127.0.0.1:" : "http://127.0.0.1:"))
         #expect(service.hasPrefix("service_role key: ey"))
         #expect(database == store.banner)
         return (server, url, anon)
@@ -31,6 +32,34 @@ import Testing
         #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
         #expect(server.stop() == 0, "SIGTERM stops it cleanly")
         #expect(server.standardError.contains("stopped"))
+    }
+
+    @Test func servesHTTPSToCurlAndTheSupabasePythonClient() throws {
+        let dir = TemporaryDirectory("soar-serve-tls")
+        let ca = try CertificateAuthority.generate(commonName: "Soar test CA")
+        let (certificate, key) = try ca.issueServer(dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
+        try ca.certificatePEM.write(toFile: dir.path + "/ca.pem", atomically: true, encoding: .utf8)
+        try certificate.write(toFile: dir.path + "/cert.pem", atomically: true, encoding: .utf8)
+        try key.privatePEM().write(toFile: dir.path + "/key.pem", atomically: true, encoding: .utf8)
+        let (server, url, anon) = try serve(dir, ["--tls-cert", dir.path + "/cert.pem", "--tls-key", dir.path + "/key.pem"])
+        let trusted = try ProcessRunner.run("curl", ["-s", "--cacert", dir.path + "/ca.pem", "-o", "/dev/null", "-w", "%{http_code}", url + "/health"])
+        #expect(trusted.stdout == "200", "\(trusted.stdout) \(trusted.stderr)")
+        let untrusted = try ProcessRunner.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", url + "/health"])
+        #expect(untrusted.status != 0, "a client that does not trust the CA refuses the server")
+        // Plain HTTP to the TLS port gets no answer a client could mistake for one.
+        let plain = try ProcessRunner.run("curl", ["-s", "-m", "5", "-o", "/dev/null", "-w", "%{http_code}", url.replacingOccurrences(of: "https:", with: "http:") + "/health"])
+        #expect(plain.stdout != "200")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/supabase_e2e.py").standardized.path
+        let run = try ProcessRunner.run("/usr/bin/env", ["SSL_CERT_FILE=" + dir.path + "/ca.pem", "python3", script, url, anon], timeout: 120)
+        #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
+        #expect(server.stop() == 0)
+
+        let missing = try ProcessRunner.run(SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/b.db", "--tls-cert", dir.path + "/none.pem", "--tls-key", dir.path + "/key.pem"])
+        #expect(missing.status == 2 && missing.stderr.contains("cannot read the TLS certificate") && missing.stderr.contains("no such file"), "\(missing.stderr)")
+        let swapped = try ProcessRunner.run(SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/b.db", "--tls-cert", dir.path + "/key.pem", "--tls-key", dir.path + "/cert.pem"])
+        #expect(swapped.status == 2 && swapped.stderr.contains("is not PEM"), "\(swapped.stderr)")
+        let alone = try ProcessRunner.run(SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/b.db", "--tls-cert", dir.path + "/cert.pem"])
+        #expect(alone.status == 2 && alone.stderr.contains("--tls-cert and --tls-key go together"), "\(alone.stderr)")
     }
 
     @Test func theSecretIsKeptAndKeysSurviveARestart() throws {
