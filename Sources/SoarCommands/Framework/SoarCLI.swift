@@ -11,6 +11,8 @@ public enum SoarCLI {
         InitCommand.self,
         MigrationNewCommand.self,
         MigrateCommand.self,
+        BackupCommand.self,
+        RestoreCommand.self,
         GenTypesCommand.self,
         SelfCheckCommand.self,
         RouteCommand.self,

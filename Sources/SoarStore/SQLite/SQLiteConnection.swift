@@ -6,7 +6,7 @@ import Foundation
 /// Not thread-safe: the store hands each connection to one thread at a time. Statements are
 /// prepared once per SQL text and reused.
 final class SQLiteConnection: @unchecked Sendable {
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
     private var commitHandler: CommitHandler?
     /// Whom the statements run for now (see ``SQLiteFunctions``).
