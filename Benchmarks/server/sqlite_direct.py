@@ -1,17 +1,21 @@
 """The storage's own rate: soar's device-token upsert run straight through SQLite.
 
-Same file settings as soar serve (WAL, synchronous=NORMAL, foreign keys), one transaction per
-upsert, the same statement text. Usage: sqlite_direct.py DB USER_ID SECONDS
+Same file settings as soar serve (WAL, its synchronous setting, foreign keys, the functions the
+table's checks call), one transaction per upsert, the same statement text.
+Usage: sqlite_direct.py DB USER_ID SECONDS [full|normal]
 """
 import os
+import re
 import sqlite3
 import sys
 import time
 
 path, user, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+synchronous = sys.argv[4] if len(sys.argv) > 4 else "full"
 db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+db.create_function("regexp", 2, lambda pattern, text: None if pattern is None or text is None else int(re.search(pattern, text) is not None), deterministic=True)
 db.execute("PRAGMA journal_mode = WAL")
-db.execute("PRAGMA synchronous = NORMAL")
+db.execute(f"PRAGMA synchronous = {synchronous.upper()}")
 db.execute("PRAGMA foreign_keys = ON")
 sql = (
     'INSERT INTO "device_tokens" ("user_id", "token", "platform", "updated_at", "created_at") VALUES (?, ?, ?, ?, ?) '

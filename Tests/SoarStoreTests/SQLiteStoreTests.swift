@@ -194,6 +194,17 @@ import Testing
         #expect(store.tables["docs"] == nil, "nothing of the file applied")
     }
 
+    @Test func commitsAreSyncedBeforeTheyAreAcknowledgedUnlessAskedOtherwise() throws {
+        func mode(_ store: SQLiteStore) throws -> SQLValue? {
+            try store.writer.betweenTransactions { connection throws(StoreError) in try connection.statement("PRAGMA synchronous").rows([]).first?.first }
+        }
+        let durable = try open()
+        #expect(try mode(durable) == .integer(2), "FULL: a commit survives a power cut")
+        durable.close()
+        let faster = try SQLiteStore(path: path, synchronous: .normal)
+        #expect(try mode(faster) == .integer(1), "NORMAL: survives a killed process")
+    }
+
     @Test func seedRowsAreStoredAsTheDataAPIStoresThem() throws {
         let store = try open()
         let file = MigrationFile(version: "20990101000000", name: "seeds", sql: """

@@ -25,10 +25,10 @@ enum DatabaseChoice {
     }
 
     /// Opens (creating and migrating) the database, applying the app's migrations `app`.
-    func open(app: [MigrationFile]) throws(CommandError) -> any Store {
+    func open(app: [MigrationFile], synchronous: SQLiteSynchronous = .full) throws(CommandError) -> any Store {
         do {
             switch self {
-            case .sqlite(let path): return try SQLiteStore(path: path, app: app)
+            case .sqlite(let path): return try SQLiteStore(path: path, app: app, synchronous: synchronous)
             case .postgres(let url): return try PostgresStore(url: url, app: app)
             }
         } catch {

@@ -22,6 +22,7 @@ struct ServeCommand: Command {
         Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
         Option("--max-connections-per-ip", value: "N", help: "Open connections one client address may hold (default 256; 0: no limit, behind a proxy)."),
         Option("--header-timeout", value: "SECONDS", help: "Time a request's headers may take to arrive (default 30)."),
+        Option("--synchronous", value: "full|normal", help: "SQLite: full (default) syncs each commit, surviving power loss; normal survives a killed process only, faster on slow disks."),
         Option("--tls-cert", value: "FILE", help: "Serve HTTPS with this PEM certificate chain (with --tls-key)."),
         Option("--tls-key", value: "FILE", help: "The certificate's PEM private key."),
         Option("--log-level", value: "LEVEL", help: "debug, info, warn or error (default info, or SOAR_LOG_LEVEL)."),
@@ -47,6 +48,7 @@ struct ServeCommand: Command {
 
     let configuration: Server.Configuration
     let database: DatabaseChoice
+    let synchronous: SQLiteSynchronous
     let migrations: MigrationsChoice
     let logLevel: Logger.Level
     let environment: [String: String]
@@ -79,6 +81,12 @@ struct ServeCommand: Command {
         configuration.version = "soar \(SoarCLI.version)"
         self.configuration = configuration
         database = try DatabaseChoice(arguments)
+        let mode = arguments.value("--synchronous") ?? "full"
+        guard let synchronous = SQLiteSynchronous(rawValue: mode) else { throw .usage("--synchronous must be full or normal, not \"\(mode)\"") }
+        if case .postgres = database, arguments.value("--synchronous") != nil {
+            throw .usage("--synchronous is SQLite's; Postgres has its own synchronous_commit setting")
+        }
+        self.synchronous = synchronous
         migrations = try MigrationsChoice(arguments)
         let levelName = arguments.value("--log-level") ?? environment["SOAR_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(name: levelName) else { throw .usage("--log-level must be debug, info, warn or error, not \"\(levelName)\"") }
@@ -106,7 +114,7 @@ struct ServeCommand: Command {
         }
         let store: any Store
         let keys: APIKeys
-        do { (store, keys) = try Self.open(database: database, app: try migrations.files(), environment: environment) } catch {
+        do { (store, keys) = try Self.open(database: database, app: try migrations.files(), synchronous: synchronous, environment: environment) } catch {
             local?.emulator.stop()
             throw error
         }
@@ -156,8 +164,10 @@ struct ServeCommand: Command {
     }
 
     /// The store (migrated) and the API keys, or a configuration error saying what is wrong.
-    static func open(database: DatabaseChoice, app: [MigrationFile], environment: [String: String]) throws(CommandError) -> (any Store, APIKeys) {
-        let store = try database.open(app: app)
+    static func open(
+        database: DatabaseChoice, app: [MigrationFile], synchronous: SQLiteSynchronous = .full, environment: [String: String]
+    ) throws(CommandError) -> (any Store, APIKeys) {
+        let store = try database.open(app: app, synchronous: synchronous)
         do {
             let secret = try APIKeys.loadSecret(environment: environment["JWT_SECRET"], file: database.secretFile)
             let keys = try APIKeys(

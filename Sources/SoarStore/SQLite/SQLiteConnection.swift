@@ -38,7 +38,7 @@ final class SQLiteConnection: @unchecked Sendable {
         // The WAL file is cut back to ``Checkpointer/walBytesKept`` when it starts over.
         if !readOnly {
             try execute(
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = \(Checkpointer.walBytesKept);")
+                "PRAGMA journal_mode = WAL; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = \(Checkpointer.walBytesKept);")
         }
     }
 

@@ -3,6 +3,16 @@ import SoarCore
 import SoarMigrations
 import SoarSchema
 
+/// When a commit to the SQLite file is on disk, and so what an acknowledged write survives.
+public enum SQLiteSynchronous: String, Sendable, CaseIterable {
+    /// Each commit is synced to the disk before it is acknowledged: it survives a power cut or an
+    /// OS crash, as a commit to Postgres does (SQLite's `synchronous = FULL`). The default.
+    case full
+    /// A commit survives the process being killed, but the last ones before a power cut or an OS
+    /// crash may be lost (SQLite's `NORMAL` in WAL mode); faster where syncing is slow.
+    case normal
+}
+
 /// The store on one SQLite file: WAL mode, one writer connection, parallel readers.
 ///
 /// Writes are serialized through the writer (SQLite allows one at a time anyway); reads take a
@@ -30,11 +40,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// - Parameter app: the app's migrations (its `supabase/migrations`); the starter by default.
     /// - Throws: ``StoreError`` when the file cannot be opened or a migration fails (its message
     ///   names the app's file, line and column).
-    public init(path: String, app: [MigrationFile] = [AppSchema.starter], now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+    public init(
+        path: String, app: [MigrationFile] = [AppSchema.starter], synchronous: SQLiteSynchronous = .full, now: @escaping @Sendable () -> Date = Date.init
+    ) throws(StoreError) {
         self.path = path
         self.now = now
         ownership = try FileOwnership(path: path)
         let connection = try SQLiteConnection(path: path, readOnly: false)
+        try connection.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
         let checkpointer = try Checkpointer(path: path)
         self.checkpointer = checkpointer
         connection.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
