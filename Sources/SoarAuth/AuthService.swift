@@ -19,14 +19,21 @@ public final class AuthService: Sendable {
 
     public let store: any AuthStore
     public let tokens: Tokens
-    public let hasher: PasswordHasher
+    public let hasher: any PasswordHashing
     public let limits: Limits
     public let now: @Sendable () -> Date
     private let byAddress: RateLimiter
     private let byEmail: RateLimiter
+    /// A hash of no one's password: an unknown email costs a sign-in the same work as a wrong
+    /// password, so the answer's timing does not tell whether the email is registered.
+    private let decoy: String
+
+    /// The most either metadata object may take as JSON: both ride in every access token, which
+    /// rides in every request's headers.
+    public static let metadataLimit = 4096
 
     public init(
-        store: any AuthStore, tokens: Tokens, hasher: PasswordHasher = PasswordHasher(), limits: Limits = Limits(),
+        store: any AuthStore, tokens: Tokens, hasher: any PasswordHashing = PasswordHasher(), limits: Limits = Limits(),
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.store = store
@@ -36,6 +43,15 @@ public final class AuthService: Sendable {
         self.now = now
         byAddress = RateLimiter(limit: limits.perAddress, window: limits.window)
         byEmail = RateLimiter(limit: limits.perEmail, window: limits.window)
+        decoy = (try? hasher.hash(RandomUUID.lowercase())) ?? ""
+    }
+
+    /// 400 for metadata over ``metadataLimit``.
+    private func checkMetadata(_ user: AuthUser) throws(AuthError) {
+        for (name, value) in [("user_metadata", user.userMetadata), ("app_metadata", user.appMetadata)]
+        where JSONValue.object(value).jsonText.utf8.count > Self.metadataLimit {
+            throw .validation("\(name) is over \(Self.metadataLimit) bytes as JSON (it rides in every access token)")
+        }
     }
 
     // MARK: signing in
@@ -65,6 +81,7 @@ public final class AuthService: Sendable {
             user.isAnonymous = true
             user.appMetadata = [:]
         }
+        try checkMetadata(user)
         do { try store.createUser(user) } catch {
             throw error.code == "23505" ? .userAlreadyExists : .storeFailed(error)
         }
@@ -76,9 +93,8 @@ public final class AuthService: Sendable {
         let normalized = try Self.normalized(email: email)
         try admit(address, by: byAddress)
         try admit(normalized, by: byEmail)
-        guard let user = try lookup({ () throws(StoreError) in try store.user(email: normalized) }), let hash = user.passwordHash,
-            hasher.verify(password, against: hash)
-        else {
+        let user = try lookup({ () throws(StoreError) in try store.user(email: normalized) })
+        guard hasher.verify(password, against: user?.passwordHash ?? decoy), let user, user.passwordHash != nil else {
             throw .invalidCredentials
         }
         byEmail.forgive(normalized)  // the per-email limit counts failed attempts
@@ -139,6 +155,7 @@ public final class AuthService: Sendable {
         user.emailConfirmedAt = confirmed ? time : nil
         user.appMetadata = (["provider": "email", "providers": ["email"]] as [String: JSONValue]).merging(appMetadata) { $1 }
         user.userMetadata = userMetadata
+        try checkMetadata(user)
         do { try store.createUser(user) } catch {
             throw error.code == "23505" ? .emailExists : .storeFailed(error)
         }
@@ -177,6 +194,7 @@ public final class AuthService: Sendable {
         }
         if user.email != nil && user.passwordHash != nil { user.isAnonymous = false }
         if let data { user.userMetadata.merge(data) { $1 } }
+        try checkMetadata(user)
         user.updatedAt = Timestamp.postgres(now())
         do { try store.updateUser(user) } catch {
             throw error.code == "23505" ? .emailExists : .storeFailed(error)

@@ -1,11 +1,21 @@
 import Foundation
 import SoarCrypto
 
+/// How passwords are hashed and checked (PBKDF2 by default; another scheme could verify hashes
+/// imported from elsewhere).
+public protocol PasswordHashing: Sendable {
+    /// The shortest password taken (GoTrue's default is 6).
+    var minimumLength: Int { get }
+    func hash(_ password: String) throws(AuthError) -> String
+    /// Whether `password` is the one `stored` was made from; as costly for a wrong one as a right one.
+    func verify(_ password: String, against stored: String) -> Bool
+}
+
 /// Password hashes: PBKDF2-HMAC-SHA256 with a 16-byte salt per user, compared in constant time.
 ///
 /// Stored as `pbkdf2-sha256$<iterations>$<salt base64>$<hash base64>`, so the cost can rise later
 /// without breaking old hashes.
-public struct PasswordHasher: Sendable {
+public struct PasswordHasher: PasswordHashing {
     public var iterations: Int
     /// GoTrue's default minimum length.
     public var minimumLength: Int

@@ -14,7 +14,10 @@ public final class Server: Sendable {
         /// HTTPS with this certificate and key; nil for plain HTTP.
         public var tls: HTTPServer.TLS?
         public var authLimits = AuthService.Limits()
-        public var passwordHasher = PasswordHasher()
+        public var passwordHasher: any PasswordHashing = PasswordHasher()
+        /// Whether `/metrics` answers without the service_role key; nil: only when listening on
+        /// loopback (127.0.0.0/8, ::1, localhost).
+        public var publicMetrics: Bool?
         /// Access-token lifetime in seconds.
         public var tokenLifetime = 3600
         /// Notifications kept per user in the server-side inbox.
@@ -97,8 +100,16 @@ public final class Server: Sendable {
         let metrics = self.metrics
         let pushService = self.push
         router.add(["GET"], "/health") { _ throws(ServerError) in health.check() }
-        router.add(["GET"], "/metrics") { _ throws(ServerError) in
-            HTTPResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4")], body: Data((metrics.text + pushService.metricsText).utf8))
+        // Public on loopback only: bound anywhere else, the service_role key is asked for.
+        let loopback = configuration.publicMetrics
+            ?? (configuration.host.hasPrefix("127.") || ["::1", "localhost"].contains(configuration.host))
+        router.add(["GET"], "/metrics") { exchange throws(ServerError) in
+            var caller = exchange
+            if !loopback { try? gateway.admit(&caller, apiKeyOptional: true) }
+            if !loopback && caller.access.role != .serviceRole {
+                throw .gateway(401, "/metrics needs the service_role key when the server listens beyond loopback", code: "401")
+            }
+            return HTTPResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4")], body: Data((metrics.text + pushService.metricsText).utf8))
         }
         self.router = router
         box.server = self

@@ -1,5 +1,6 @@
 import Foundation
 import SoarCore
+import SoarAuth
 import SoarHTTP
 import SoarServer
 import SoarTesting
@@ -163,5 +164,54 @@ final class RawSocket {
             received += buffer[0..<count]
         }
         return String(decoding: received, as: UTF8.self)
+    }
+}
+
+/// What the attack run found in auth and operations.
+@Suite(.timeLimit(.minutes(5))) struct AuthHardeningTests {
+    @Test func metadataIsBoundedAsItRidesInEveryToken() async throws {
+        let fixture = try ServerFixture()
+        let big = JSONValue.object(["bio": .string(String(repeating: "x", count: 200_000))]).jsonText
+        let refused = try await fixture.call("POST", "/auth/v1/signup", body: #"{"email":"a@example.com","password":"correct-horse","data":\#(big)}"#)
+        #expect(refused.status == 400 && refused.text.contains("user_metadata is over 4096 bytes"), "\(refused.status) \(refused.text)")
+        let user = try await fixture.signUp("a@example.com")
+        let grown = try await fixture.call("PUT", "/auth/v1/user", bearer: user.token, body: #"{"data":\#(big)}"#)
+        #expect(grown.status == 400)
+        let small = try await fixture.call("PUT", "/auth/v1/user", bearer: user.token, body: #"{"data":{"name":"Ada"}}"#)
+        #expect(small.status == 200)
+        // The user's requests still fit in the server's header limits.
+        #expect(try await fixture.call("GET", "/rest/v1/todos", bearer: user.token).status == 200)
+    }
+
+    @Test func metricsNeedTheServiceKeyBeyondLoopback() async throws {
+        let open = try ServerFixture()
+        #expect(try await open.call("GET", "/metrics", headers: ["apikey": ""]).status == 200, "loopback: open, as before")
+        let guarded = try ServerFixture { $0.publicMetrics = false }
+        #expect(try await guarded.call("GET", "/metrics", headers: ["apikey": ""]).status == 401)
+        #expect(try await guarded.call("GET", "/metrics").status == 401, "the anon key is not enough")
+        #expect(try await guarded.call("GET", "/metrics", bearer: guarded.serviceKey, headers: ["apikey": guarded.serviceKey]).status == 200)
+    }
+
+    /// Counts verifications and the work each took (the iterations in the hash checked).
+    final class CountingHasher: PasswordHashing, @unchecked Sendable {
+        let inner = PasswordHasher(iterations: 1000)
+        let checked = Locked([Int]())
+        var minimumLength: Int { inner.minimumLength }
+        func hash(_ password: String) throws(AuthError) -> String { try inner.hash(password) }
+        func verify(_ password: String, against stored: String) -> Bool {
+            checked.withLock { $0.append(Int(stored.split(separator: "$").dropFirst().first ?? "") ?? 0) }
+            return inner.verify(password, against: stored)
+        }
+    }
+
+    @Test func anUnknownEmailCostsASignInTheSameWorkAsAWrongPassword() async throws {
+        let hasher = CountingHasher()
+        let fixture = try ServerFixture { $0.passwordHasher = hasher }
+        _ = try await fixture.signUp("known@example.com")
+        hasher.checked.withLock { $0.removeAll() }
+        let wrong = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"known@example.com","password":"not-it-at-all"}"#)
+        let unknown = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"nobody@example.com","password":"not-it-at-all"}"#)
+        #expect(wrong.status == 400 && unknown.status == 400 && wrong.text == unknown.text, "one answer for both")
+        #expect(hasher.checked.withLock { $0 } == [1000, 1000], "one full verification each")
     }
 }
