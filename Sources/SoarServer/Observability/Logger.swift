@@ -21,15 +21,21 @@ public final class Logger: Sendable {
         }
 
         var name: String { ["debug", "info", "warn", "error"][rawValue] }
+        /// The syslog priority journald reads from a `<N>` prefix: debug 7, info 6, warning 4, error 3.
+        var priority: Int { [7, 6, 4, 3][rawValue] }
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 
     public let level: Level
     private let write: @Sendable ([UInt8]) -> Void
+    /// Standard error is systemd's journal (it sets `JOURNAL_STREAM`): each line starts with its
+    /// priority (`<4>`), so `journalctl -p warning` finds warnings; the journal keeps the time.
+    private let journal: Bool
 
     /// Logs to standard error unless given another sink of lines (tests collect them).
-    public init(level: Level = .info, lines: (@Sendable (String) -> Void)? = nil) {
+    public init(level: Level = .info, lines: (@Sendable (String) -> Void)? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.level = level
+        journal = lines == nil && !(environment["JOURNAL_STREAM"] ?? "").isEmpty
         if let lines {
             write = { bytes in lines(String(decoding: bytes.dropLast(), as: UTF8.self)) }
         } else {
@@ -47,7 +53,7 @@ public final class Logger: Sendable {
         line.field("msg", .string(message))
         for (key, value) in fields { line.field(key, value) }
         line.endObject()
-        write(line.bytes + [UInt8(ascii: "\n")])
+        write((journal ? Array("<\(level.priority)>".utf8) : []) + line.bytes + [UInt8(ascii: "\n")])
     }
 
     /// One write(2) per line, so lines from several threads never interleave (no lock needed).
