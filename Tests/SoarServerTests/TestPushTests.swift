@@ -1,6 +1,7 @@
 import Foundation
 import SoarCore
 import SoarEmulator
+import SoarHTTP
 import SoarServer
 import SoarTesting
 import Testing
@@ -98,6 +99,31 @@ import Testing
         let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: "{}")
         #expect(answer.status == 504 && answer.object["error"] == "apns_timeout", "\(answer.text)")
         #expect(answer.object["message"]?.stringValue?.contains("may still be delivered") == true)
+    }
+
+    @Test func slowAPNsHoldsNoWorkerSoOtherRequestsAreAnsweredMeanwhile() async throws {
+        // One HTTP worker thread and an APNs that takes a second and a half: the sends wait
+        // without it (each from its own arrival), so a health check is answered first.
+        let emulator = try EmulatorFixture { $0.faults.latencyMilliseconds = 1500 }
+        let fixture = try ServerFixture(configure: { $0.limits.threads = 1 }, push: try emulator.pushSettings())
+        let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1)])
+        let order = Locked([String]())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: "{}")
+                    order.withLock { $0.append("push \(answer.status)") }
+                }
+            }
+            // Once every send is waiting for APNs, the one worker answers another request.
+            #expect(await waitUntil(within: .seconds(10)) { emulator.emulator.state.counters.requests >= 1 })
+            let health = try await fixture.call("GET", "/health")
+            order.withLock { $0.append("health \(health.status)") }
+            try await group.waitForAll()
+        }
+        let answers = order.withLock { $0 }
+        #expect(answers.first == "health 200", "\(answers)")
+        #expect(answers.filter { $0 == "push 200" }.count == 3, "\(answers)")
     }
 
     @Test func notConfiguredIsASafeNoOp() async throws {

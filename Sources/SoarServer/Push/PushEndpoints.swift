@@ -9,8 +9,8 @@ import SoarStore
 struct PushEndpoints: Sendable {
     let push: PushService
     let gateway: Gateway
-    /// How long send-test-push may hold an HTTP worker thread; APNs' own timeouts and retries can
-    /// take longer when it does not answer, and the server has only a few workers.
+    /// How long send-test-push waits for APNs, from the request's arrival, before it answers 504
+    /// (APNs' own timeouts and retries can take longer when it does not answer).
     let deadline: Duration
 
     func register(in router: inout Router) {
@@ -19,9 +19,10 @@ struct PushEndpoints: Sendable {
             let userID = try caller(exchange, "send-test-push sends to the caller's own devices")
             let body = try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }
             let push = self.push
-            return try Self.answer(status: 200, deadline: deadline) { () async throws(PushError) -> JSONValue in
+            exchange.later = Self.later(status: 200, deadline: deadline) { () async throws(PushError) -> JSONValue in
                 try await push.sendTestPush(userID: userID, body: body)
             }
+            return HTTPResponse(status: 200)
         }
         router.add(["POST"], "/functions/v1/send-push") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
@@ -70,43 +71,38 @@ struct PushEndpoints: Sendable {
         throw .function(anon ? 401 : 403, anon ? "unauthorized" : "forbidden", message)
     }
 
-    /// Runs the push service's async work on this HTTP worker thread, up to the deadline.
-    private static func answer(
+    /// The push service's async work, answered when it is done or at the deadline, whichever
+    /// comes first; the HTTP worker thread serves other requests meanwhile. Past the deadline the
+    /// work goes on alone (its dead tokens are still removed).
+    private static func later(
         status: Int, deadline: Duration, _ work: @escaping @Sendable () async throws(PushError) -> JSONValue
-    ) throws(ServerError) -> HTTPResponse {
-        let result = Blocking.run(deadline: deadline) { () async -> Result<JSONValue, PushError> in
-            do throws(PushError) { return .success(try await work()) } catch { return .failure(error) }
-        }
-        switch result {
-        case .success(let json)?: return .json(status, json)
-        case .failure(let error)?: throw serverError(error)
-        case nil:
-            throw .function(
-                504, "apns_timeout",
-                "APNs did not answer within \(deadline); the notifications may still be delivered, and dead tokens are still removed")
+    ) -> Later {
+        Later { done in
+            let answered = Locked(false)
+            let answer: @Sendable (@escaping Later.Outcome) -> Void = { outcome in
+                if answered.withLock({ first in defer { first = true }; return !first }) { done(outcome) }
+            }
+            let task = Task {
+                do throws(PushError) {
+                    let json = try await work()
+                    answer { .success(.json(status, json)) }
+                } catch {
+                    answer { .failure(serverError(error)) }
+                }
+            }
+            Task {
+                try? await Task.sleep(for: deadline)
+                answer {
+                    .failure(.function(
+                        504, "apns_timeout",
+                        "APNs did not answer within \(deadline); the notifications may still be delivered, and dead tokens are still removed"))
+                }
+                _ = task  // the work is not cancelled: it finishes on its own
+            }
         }
     }
 
     static func serverError(_ error: PushError) -> ServerError {
         .function(error.status, error.code, error.message)
-    }
-}
-
-/// Waits on a worker thread of the HTTP server (never a Swift concurrency thread) for async work.
-enum Blocking {
-    /// The work's result, or nil when it is still running at the deadline (it then goes on alone).
-    static func run<T: Sendable>(deadline: Duration, _ work: @escaping @Sendable () async -> T) -> T? {
-        let box = Box<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            box.value = await work()
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + .nanoseconds(deadline.nanoseconds)) == .success else { return nil }
-        return box.value
-    }
-
-    private final class Box<T>: @unchecked Sendable {
-        var value: T?
     }
 }
