@@ -23,6 +23,7 @@ public enum Migrations {
         File(name: "0010_device_tokens_lowercase.sql", bytes: PackageResources._010_device_tokens_lowercase_sql),
         File(name: "0011_push_outcomes.sql", bytes: PackageResources._011_push_outcomes_sql),
         File(name: "0012_health.sql", bytes: PackageResources._012_health_sql),
+        File(name: "0013_device_moves.sql", bytes: PackageResources._013_device_moves_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
@@ -35,6 +36,7 @@ public enum Migrations {
         File(name: "0005_default_privileges.sql", bytes: PackageResources._005_default_privileges_sql),
         File(name: "0006_extensions_schema.sql", bytes: PackageResources._006_extensions_schema_sql),
         File(name: "0007_health.sql", bytes: PackageResources._007_health_sql),
+        File(name: "0008_device_moves.sql", bytes: PackageResources._008_device_moves_sql),
     ]
 }
 

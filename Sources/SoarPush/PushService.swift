@@ -17,6 +17,9 @@ public final class PushService: Sendable {
     private let metrics = PushMetrics()
     /// send-test-push's inbox rows, off the threads deliveries run on.
     private let inboxWrites = StoreLane("inbox")
+    /// A device whose token moved from another user this recently gets send-test-push's own
+    /// text only: whoever took its token over cannot choose what that phone shows or opens.
+    public static let takeoverQuarantine: TimeInterval = 600
 
     /// Starts the background worker at once when APNs is configured, so sends a stopped process
     /// left unfinished go out.
@@ -69,22 +72,31 @@ public final class PushService: Sendable {
                 "message": "No iOS device is registered for this user: the app registers its token in device_tokens once notifications are allowed.",
             ])
         }
-        var custom: [String: JSONValue] = [:]
-        if let deeplink = request.deeplink { custom["deeplink"] = .string(deeplink) }
-        var payload = Payload.alert(title: request.title, body: request.body, custom: custom)
-        try Inbox.checkSendable(APNsNotification(token: "", payload: payload), badge: false)
-        let row = Inbox.rows(payload, for: [userID])
-        do {
-            try await inboxWrites.run { [jobs, inboxSize] () throws(StoreError) in try jobs.addNotifications(row, inboxSize: inboxSize) }
-        } catch {
+        let moved: Set<String>
+        do { moved = try jobs.tokensMoved(to: userID, within: Self.takeoverQuarantine) } catch {
             throw PushError(503, "store_unavailable", error.message)
         }
-        payload.custom[Inbox.idKey] = .string(row[0].id)
-        let notification = APNsNotification(token: "", payload: payload)
+        var notifications: [Bool: APNsNotification] = [:]
+        for quarantined in Set(devices.map { moved.contains($0.token) }) {
+            let text = quarantined ? TestPushRequest() : request
+            var custom: [String: JSONValue] = [:]
+            if let deeplink = text.deeplink { custom["deeplink"] = .string(deeplink) }
+            var payload = Payload.alert(title: text.title, body: text.body, custom: custom)
+            try Inbox.checkSendable(APNsNotification(token: "", payload: payload), badge: false)
+            let row = Inbox.rows(payload, for: [userID])
+            do {
+                try await inboxWrites.run { [jobs, inboxSize] () throws(StoreError) in try jobs.addNotifications(row, inboxSize: inboxSize) }
+            } catch {
+                throw PushError(503, "store_unavailable", error.message)
+            }
+            payload.custom[Inbox.idKey] = .string(row[0].id)
+            notifications[quarantined] = APNsNotification(token: "", payload: payload)
+        }
         let delivery = DeviceDelivery(clients: clients, rows: rows, metrics: metrics)
         let environment = request.environment ?? clients.settings.defaultEnvironment
         let results = await withTaskGroup(of: (Int, DeviceResult).self) { group in
             for (index, device) in devices.enumerated() {
+                let notification = notifications[moved.contains(device.token)]!
                 group.addTask { (index, await delivery.deliver(notification, to: device, requested: environment)) }
             }
             var results: [(Int, DeviceResult)] = []
@@ -92,10 +104,17 @@ public final class PushService: Sendable {
             return results.sorted { $0.0 < $1.0 }.map(\.1)
         }
         let delivered = results.filter(\.outcome.delivered).count
-        return .object([
+        var answer: [String: JSONValue] = [
             "sent": .int(results.count), "delivered": .int(delivered), "failed": .int(results.count - delivered),
             "removed": .int(results.filter(\.removed).count), "results": .array(results.map(\.json)),
-        ])
+        ]
+        let quarantined = devices.filter { moved.contains($0.token) }.count
+        if quarantined > 0 {
+            answer["default_text"] = .int(quarantined)
+            answer["message"] = .string(
+                "\(quarantined) of the devices came from another user's account in the last \(Int(Self.takeoverQuarantine / 60)) minutes: they got the default test text, without your title, body or link.")
+        }
+        return .object(answer)
     }
 
     /// `send-push`: stores the send and one job per device, wakes the worker and returns at once

@@ -3,6 +3,7 @@ import SoarCore
 import SoarEmulator
 import SoarHTTP
 import SoarServer
+import SoarStore
 import SoarTesting
 import Testing
 
@@ -124,6 +125,57 @@ import Testing
         let answers = order.withLock { $0 }
         #expect(answers.first == "health 200", "\(answers)")
         #expect(answers.filter { $0 == "push 200" }.count == 3, "\(answers)")
+    }
+
+    /// Makes the one-owner rule's recorded moves older than `seconds` (the store's clock times them).
+    static func ageMoves(_ fixture: ServerFixture, _ time: ManualTime, by seconds: Int) throws {
+        if PostgresCluster.selected {
+            let name = String(fixture.server.store.location.split(separator: "/").last ?? "")
+            _ = try PostgresCluster.shared.get().psql(name, "UPDATE soar.device_moves SET moved_at = moved_at - make_interval(secs => \(seconds))")
+        } else {
+            time.advance(by: TimeInterval(seconds))
+        }
+    }
+
+    @Test func aTokenTakenOverGetsOnlyTheDefaultTextAndTakeoversAreLimited() async throws {
+        let time = ManualTime(Date())
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        _ = try await user(fixture, "victim@example.com", tokens: [Self.token(1)])
+        // Mallory learned the victim's token and registers it (in another case): the row moves to her.
+        let mallory = try await fixture.signUp("mallory@example.com")
+        let taken = try await fixture.call(
+            "POST", "/api/creator/device_tokens", bearer: mallory.token, body: #"{"token":"\#(Self.token(1).uppercased())","platform":"ios"}"#)
+        #expect(taken.status == 201, "\(taken.text)")
+        let phishing = #"{"title":"Your bank","body":"Sign in again","deeplink":"https://evil.example/login"}"#
+        let first = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: mallory.token, body: phishing)
+        #expect(first.status == 200 && first.object["default_text"] == 1, "\(first.text)")
+        let shown = try #require(emulator.emulator.state.deliveries.last).payload
+        #expect(shown.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["title"] == "Test notification", "\(shown)")
+        #expect(shown.objectValue?["deeplink"] == "soar:///notifications")
+
+        // Past the quarantine the device is hers like any other.
+        try Self.ageMoves(fixture, time, by: 601)
+        let later = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: mallory.token, body: phishing)
+        #expect(later.status == 200 && later.object["default_text"] == nil, "\(later.text)")
+        #expect(emulator.emulator.state.deliveries.last?.payload.objectValue?["deeplink"] == "https://evil.example/login")
+
+        // Taking over other users' tokens is limited to 10 an hour.
+        try Self.ageMoves(fixture, time, by: 3601)
+        let signedIn = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"mallory@example.com","password":"correct-horse"}"#)
+        let fresh = try #require(signedIn.object["access_token"]?.stringValue)
+        for n in 2...12 { _ = try await user(fixture, "victim\(n)@example.com", tokens: [Self.token(n)]) }
+        var statuses: [Int] = []
+        for n in 2...12 {
+            statuses.append(try await fixture.call("POST", "/api/creator/device_tokens", bearer: fresh, body: #"{"token":"\#(Self.token(n))","platform":"ios"}"#).status)
+        }
+        #expect(statuses.prefix(10).allSatisfy { $0 == 201 } && statuses.last == 400, "\(statuses)")
+        let refused = try await fixture.call("POST", "/rest/v1/device_tokens", bearer: fresh, body: #"{"user_id":"\#(mallory.id)","token":"\#(Self.token(12))","platform":"ios"}"#)
+        #expect(refused.status == 400 && refused.text.contains("10 times in the last hour"), "\(refused.text)")
+        // The 11th victim keeps the device.
+        let victim = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"victim12@example.com","password":"correct-horse"}"#)
+        let victimToken = try #require(victim.object["access_token"]?.stringValue)
+        #expect(try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: victimToken).rows.count == 1)
     }
 
     @Test func notConfiguredIsASafeNoOp() async throws {

@@ -19,6 +19,11 @@ public enum AppSchema {
     /// (Soar created them itself then); such a database is upgraded in place.
     static let legacyTables = ["device_tokens", "todos", "profiles", "subscriptions", "payments", "notifications"]
 
+    /// The most device tokens of other users one user may take over (register) in an hour: a
+    /// phone that changes hands moves once; a user moving tokens by the dozen is taking them.
+    static let movesPerHour = 10
+    static let tooManyMoves = "device tokens of other users were registered to this user \(movesPerHour) times in the last hour; try again later"
+
     /// The one-owner rule is Soar's push machinery, not the app's: it is put back on the app's
     /// `device_tokens` after every migration (a migration may have dropped and made the table again).
     static func ownsDeviceTokens(_ schema: Schema) -> Bool {

@@ -189,7 +189,15 @@ extension PostgresStore {
         CREATE OR REPLACE FUNCTION soar.device_tokens_one_owner() RETURNS trigger
           LANGUAGE plpgsql SECURITY DEFINER SET search_path = '' AS $$
         BEGIN
-          DELETE FROM public.device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id;
+          IF EXISTS (SELECT 1 FROM public.device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id) THEN
+            IF (SELECT count(*) FROM soar.device_moves WHERE to_user = NEW.user_id AND moved_at > now() - interval '1 hour') >= \(AppSchema.movesPerHour) THEN
+              RAISE EXCEPTION '\(AppSchema.tooManyMoves)';
+            END IF;
+            DELETE FROM soar.device_moves WHERE moved_at < now() - interval '1 day';
+            INSERT INTO soar.device_moves (token, from_user, to_user)
+              SELECT token, user_id, NEW.user_id FROM public.device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id;
+            DELETE FROM public.device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id;
+          END IF;
           RETURN NULL;
         END;
         $$;

@@ -145,6 +145,15 @@ extension PostgresStore {
         return stream
     }
 
+    public func tokensMoved(to userID: String, within seconds: TimeInterval) throws(StoreError) -> Set<String> {
+        guard RandomUUID.parse(userID) != nil else { return [] }
+        return try run { connection throws(StoreError) in
+            Set(try connection.rows(
+                "SELECT token FROM soar.device_moves WHERE to_user = $1 AND moved_at > now() - make_interval(secs => $2)",
+                [.text(userID), .real(seconds)]).compactMap(\.first?.text))
+        }
+    }
+
     public func sendRequest(id: String) throws(StoreError) -> String? {
         guard RandomUUID.parse(id) != nil else { return nil }
         return try run { connection throws(StoreError) in

@@ -1,3 +1,4 @@
+import Foundation
 /// One device's part of a send, as it is stored before it goes out.
 public struct NewPushJob: Sendable {
     public let userID: String?
@@ -121,4 +122,7 @@ public protocol PushJobStore: Sendable {
     func sendSummary(id: String) throws(StoreError) -> PushSendSummary?
     /// Jobs waiting for their outcome, over every send.
     func pendingJobCount() throws(StoreError) -> Int
+    /// The device tokens that moved to `userID` from another user (the one-owner rule) in the last
+    /// `seconds`, by the clock that timed the moves (the store's).
+    func tokensMoved(to userID: String, within seconds: TimeInterval) throws(StoreError) -> Set<String>
 }

@@ -158,6 +158,8 @@ final class SQLiteConnection: @unchecked Sendable {
             return .notNull(column, table: table)
         case Constraint.foreignKey:
             return StoreError(code: "23503", message: "insert or update violates a foreign key constraint")
+        case Constraint.trigger where message == AppSchema.tooManyMoves:
+            return StoreError(code: "P0001", message: message)
         case Constraint.check, Constraint.trigger:
             // "CHECK constraint failed: todos_title_check" (or raised so by an added constraint's trigger).
             let name = message.components(separatedBy: "CHECK constraint failed: ").last ?? message

@@ -45,6 +45,7 @@ enum SQLiteFunctions {
         sqlite3_create_function_v2(handle, "upper", 1, deterministic, pointer, uppercased, nil, nil, nil)
         sqlite3_create_function_v2(handle, "regexp_i", 2, deterministic, pointer, regexpFolded, nil, nil, nil)
         sqlite3_create_function_v2(handle, "soar_value", 2, deterministic, pointer, storedValue, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "soar_ago", 1, SQLITE_UTF8, pointer, ago, nil, nil, nil)
     }
 }
 
@@ -170,4 +171,11 @@ private func storedValue(_ call: OpaquePointer?, _ count: Int32, _ values: Unsaf
             sqlite3_result_error(call, error.message, -1)
         }
     }
+}
+
+/// `soar_ago(seconds)`: the request's time (or now) that many seconds earlier, in the stored form.
+private func ago(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    let seconds = values.map { sqlite3_value_double($0[0]) } ?? 0
+    let time = context(call).time.flatMap(Timestamp.parse) ?? Date()
+    result(call, Timestamp.postgres(time.addingTimeInterval(-seconds)))
 }

@@ -41,7 +41,6 @@ extension SQLiteStore {
                         }
                     }
                     try Self.copyBack(upgrading, into: schema, on: connection)
-                    if AppSchema.ownsDeviceTokens(schema) { try connection.execute(Self.oneOwnerTriggers) }
                     let json = String(decoding: (try? JSONEncoder().encode(schema)) ?? Data("{}".utf8), as: UTF8.self)
                     try connection.statement("INSERT OR REPLACE INTO soar_app_schema (id, schema) VALUES (1, ?1)").run([.text(json)])
                     try connection.statement("INSERT INTO soar_app_migrations (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)")
@@ -52,6 +51,10 @@ extension SQLiteStore {
             current = schema
             self.schema.withLock { $0 = Table.all(schema) }
             model.withLock { $0 = schema }
+        }
+        // Every start: the rule's triggers as this version of Soar writes them.
+        if AppSchema.ownsDeviceTokens(current) {
+            try migrating { () throws(StoreError) in try write { connection throws(StoreError) in try connection.execute(Self.oneOwnerTriggers) } }
         }
         return pending
     }
@@ -131,12 +134,25 @@ extension SQLiteStore {
     }
 
     /// See ``AppSchema/ownsDeviceTokens(_:)``.
-    static let oneOwnerTriggers = """
-        CREATE TRIGGER IF NOT EXISTS device_tokens_one_owner_insert AFTER INSERT ON device_tokens
-        BEGIN DELETE FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id; END;
-        CREATE TRIGGER IF NOT EXISTS device_tokens_one_owner_update AFTER UPDATE OF token, user_id ON device_tokens
-        BEGIN DELETE FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id; END;
-        """
+    static let oneOwnerTriggers: String = {
+        let body = """
+            BEGIN
+              SELECT RAISE(ABORT, '\(AppSchema.tooManyMoves)')
+                WHERE EXISTS (SELECT 1 FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id)
+                AND (SELECT count(*) FROM soar_device_moves WHERE to_user = NEW.user_id AND moved_at > soar_ago(3600)) >= \(AppSchema.movesPerHour);
+              DELETE FROM soar_device_moves WHERE moved_at < soar_ago(86400);
+              INSERT INTO soar_device_moves (token, from_user, to_user, moved_at)
+                SELECT token, user_id, NEW.user_id, now() FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id;
+              DELETE FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id;
+            END;
+            """
+        return """
+            DROP TRIGGER IF EXISTS device_tokens_one_owner_insert;
+            DROP TRIGGER IF EXISTS device_tokens_one_owner_update;
+            CREATE TRIGGER device_tokens_one_owner_insert AFTER INSERT ON device_tokens \(body)
+            CREATE TRIGGER device_tokens_one_owner_update AFTER UPDATE OF token, user_id ON device_tokens \(body)
+            """
+    }()
 
 
 }

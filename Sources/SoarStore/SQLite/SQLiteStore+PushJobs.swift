@@ -288,6 +288,13 @@ extension SQLiteStore {
         }
     }
 
+    public func tokensMoved(to userID: String, within seconds: TimeInterval) throws(StoreError) -> Set<String> {
+        let since = Timestamp.postgres(now().addingTimeInterval(-seconds))
+        return try read { connection throws(StoreError) in
+            Set(try connection.rows("SELECT token FROM soar_device_moves WHERE to_user = $1 AND moved_at > $2", [.text(userID), .text(since)]).compactMap(\.first?.text))
+        }
+    }
+
     public func pendingJobCount() throws(StoreError) -> Int {
         try read { connection throws(StoreError) in
             // Each send counts its own: the jobs stored, less those with an outcome.
