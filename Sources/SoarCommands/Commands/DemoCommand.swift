@@ -19,7 +19,8 @@ struct DemoCommand: Command {
     static let discussion = """
         Run it beside `./scripts/run` (soar serve --with-emulator), in the same directory: the anon key
         comes from ANON_KEY, else from JWT_SECRET or the secret soar serve keeps in <db>.jwt-secret.
-        Exits 0 when the notification was delivered, 1 when it was not, 3 when no server answers.
+        Exits 0 when the notification was delivered, 1 when it was not, 2 when APNs is not configured
+        or no anon key is found, 3 when no server answers.
         """
 
     let url: String
