@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 extension APNsConfiguration {
     /// The variable names, as the seeds and Supabase's edge-function secrets spell them.
@@ -29,13 +30,13 @@ extension APNsConfiguration {
         func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
         let credentials: APNsCredentials
         if let certificate = value(Variable.certificateFile) {
-            guard FileManager.default.isReadableFile(atPath: certificate) else { throw .init("cannot read the certificate \(certificate)") }
+            guard FileManager.default.isReadableFile(atPath: certificate) else { throw .init("cannot read the certificate \(certificate): \(FileProblem.reason(certificate))") }
             credentials = .certificate(.init(certificateFile: certificate, keyFile: value(Variable.certificateKeyFile), password: value(Variable.certificatePassword)))
         } else {
             let missing = [Variable.teamID, Variable.keyID].filter { value($0) == nil }
             var keyText = value(Variable.privateKey)?.replacingOccurrences(of: "\\n", with: "\n")
             if keyText == nil, let path = value(Variable.privateKeyFile) {
-                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw .init("cannot read the APNs key file \(path)") }
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw .init("cannot read the APNs key file \(path): \(FileProblem.reason(path))") }
                 keyText = text
             }
             guard missing.isEmpty, let keyText else {
@@ -56,7 +57,7 @@ extension APNsConfiguration {
         }
         self.init(credentials: credentials, environment: environment, bundleID: value(Variable.bundleID))
         if let caFile = value(Variable.caFile) {
-            guard FileManager.default.isReadableFile(atPath: caFile) else { throw .init("cannot read the CA file \(caFile)") }
+            guard FileManager.default.isReadableFile(atPath: caFile) else { throw .init("cannot read the CA file \(caFile): \(FileProblem.reason(caFile))") }
             self.caFile = caFile
         }
     }

@@ -24,7 +24,10 @@ public struct APIKeys: Sendable {
         }
         func check(_ key: String, _ role: String, _ name: String) throws(AuthError) -> String {
             guard let token = try? JWT.decode(key), token.verify(secret: secret), token.jwt.claims["role"]?.stringValue == role else {
-                throw AuthError(500, "configuration", "\(name) is not an HS256 JWT signed with JWT_SECRET whose role is \(role)")
+                let what = key.split(separator: ".").count == 3 ? "a JWT of another secret, or not of role \(role)" : "not a JWT at all"
+                throw AuthError(
+                    500, "configuration",
+                    "\(name) is \(what): it must be an HS256 JWT signed with this server's secret (JWT_SECRET, or the one it keeps beside the database) whose role is \(role); unset \(name) to use the key derived from the secret")
             }
             return key
         }

@@ -4,16 +4,15 @@ import COpenSSL
 public struct OpenSSLError: Error, Sendable, CustomStringConvertible {
     public let description: String
 
+    /// OpenSSL's reason in words ("unsupported", "bad decrypt"), without its internal codes.
     public init(_ what: String) {
         var detail = ""
         var code = ERR_get_error()
         while code != 0 {
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            detail = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let reason = ERR_reason_error_string(code) { detail = String(cString: reason) }
             code = ERR_get_error()
         }
-        description = detail.isEmpty ? what : "\(what) (\(detail))"
+        description = detail.isEmpty || what.contains(detail) ? what : "\(what) (OpenSSL: \(detail))"
     }
 
     /// Turns OpenSSL's 1-is-success convention into a throw.

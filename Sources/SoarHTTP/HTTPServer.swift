@@ -112,8 +112,7 @@ public final class HTTPServer: @unchecked Sendable {
                 UInt32(limits.maxConnectionsPerAddress), tls?.certificate, tls?.key, logger)
         }
         guard let started else {
-            deadlines.stop()
-            logger.deallocate()
+            // deinit, which runs for a throwing init too, stops the rest and frees the logger.
             if tls != nil { throw HTTPServerError("cannot listen on \(host):\(port) with TLS (is the port in use, or the certificate or key not PEM, or not a pair?)") }
             throw HTTPServerError("cannot listen on \(host):\(port) (is the port in use?)")
         }
@@ -172,6 +171,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     deinit {
         stop()
+        deadlines.stop()
         logger.deallocate()
     }
 }

@@ -17,6 +17,11 @@ enum DatabaseChoice {
         if path?.isEmpty == true { throw .usage("--db is empty: give the SQLite file's path") }
         let environment = arguments.environment
         if let url = url ?? (path == nil ? environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 } : nil) {
+            // A URL of another database (mysql://) would reach libpq as a setting it does not know.
+            let scheme = url.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+            if url.contains("://") && !["postgres", "postgresql"].contains(scheme.lowercased()) {
+                throw .usage("the database URL must be PostgreSQL's (postgres://user:password@host:port/database), not \(scheme)://…")
+            }
             self = .postgres(url: url)
         } else {
             let path = path ?? environment["SOAR_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "soar.db"
@@ -33,6 +38,14 @@ enum DatabaseChoice {
             }
         } catch {
             throw .configuration(error.message)
+        }
+    }
+
+    /// The files a start may create: the SQLite file with its WAL, index and lock, and the secret.
+    var files: [String] {
+        switch self {
+        case .sqlite(let path): ["", "-wal", "-shm", ".lock"].map { path + $0 } + [secretFile]
+        case .postgres: [secretFile]
         }
     }
 

@@ -14,6 +14,7 @@ struct DemoCommand: Command {
     static let options = [
         Option("--url", value: "URL", help: "The server (default http://127.0.0.1:54321, or SOAR_PORT's)."),
         Option("--db", value: "PATH", help: "The server's database, whose secret gives the anon key (default ./soar.db, or SOAR_DB)."),
+        Option("--database-url", value: "URL", help: "The server's PostgreSQL instead (its secret is ./soar.jwt-secret)."),
         Option("--control", value: "URL", help: "The emulator's control API (default http://127.0.0.1:2198, serve --with-emulator's)."),
     ]
     static let discussion = """
@@ -24,7 +25,7 @@ struct DemoCommand: Command {
         """
 
     let url: String
-    let database: String
+    let database: DatabaseChoice
     let control: String
     let environment: [String: String]
 
@@ -33,8 +34,11 @@ struct DemoCommand: Command {
         environment = arguments.environment
         let port = environment["SOAR_PORT"].flatMap { $0.isEmpty ? nil : $0 } ?? "54321"
         url = Self.withoutSlash(arguments.value("--url") ?? "http://127.0.0.1:\(port)")
-        database = arguments.value("--db") ?? environment["SOAR_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "soar.db"
+        database = try DatabaseChoice(arguments)
         control = Self.withoutSlash(arguments.value("--control") ?? "http://127.0.0.1:2198")
+        for (flag, value) in [("--url", url), ("--control", control)] where !(value.hasPrefix("http://") || value.hasPrefix("https://")) {
+            throw .usage("\(flag) must start with http:// or https://, as in http://\(value)")
+        }
     }
 
     func run(_ console: Console) async throws(CommandError) {
@@ -74,8 +78,12 @@ struct DemoCommand: Command {
             let delivery = list.last(where: { $0.objectValue?["token"]?.stringValue == device })
         {
             console.print("4. the APNs emulator recorded: \(delivery.jsonText)")
+        } else if (try? await emulator.call("GET", "/stats")) == nil {
+            // Delivered, but to an emulator this demo cannot see (free ports) or to Apple.
+            throw .failure(
+                "4. delivered, but no APNs emulator answers at \(control) to show the delivery: pass --control with the control URL soar serve printed (with Apple's credentials set, look at the phone)")
         } else {
-            console.print("4. (the emulator's deliveries are not readable at \(control); with Apple's credentials set, look at the device)")
+            throw .failure("4. the emulator at \(control) did not record the delivery: is it the one soar serve sends to?")
         }
         let route = PushRoute.parse(deeplink).map { "\($0) (deeplink \(deeplink))" } ?? "no screen"
         console.print("5. a tap opens: \(route)")
@@ -86,7 +94,7 @@ struct DemoCommand: Command {
     /// ANON_KEY, or the key derived from JWT_SECRET or the server's kept secret; never creates one.
     private func anonKey() throws(CommandError) -> String {
         if let key = environment["ANON_KEY"], !key.isEmpty { return key }
-        let file = APNsEmulatorCommand.absolute(database) + ".jwt-secret"
+        let file = database.secretFile
         let secret = environment["JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
         guard secret != nil || FileManager.default.fileExists(atPath: file) else {
             throw .configuration("no anon key: \(file) does not exist. Run soar demo where soar serve runs (or pass --db), or set ANON_KEY")

@@ -124,6 +124,11 @@ struct PushSendCommand: Command {
 
     func validate() throws(CommandError) {
         guard !tokens.isEmpty else { throw .usage("no device token: give --token HEX or --tokens-file FILE") }
+        // Nothing is sent when a token could never be one: bad input is the caller's to fix.
+        let bad = tokens.filter { !$0.utf8.allSatisfy(\.isHexDigit) }
+        if let first = bad.first {
+            throw .usage("\(bad.count == 1 ? "a token is" : "\(bad.count) tokens are") not hex (device tokens are hex digits): \(first.prefix(80))")
+        }
         // Apple's rules that do not depend on the token (size, collapse id, priority) are checked
         // once, before anything is sent, rather than failing every token alike.
         var probe = template
@@ -142,6 +147,10 @@ struct PushSendCommand: Command {
             configuration = try APNsConfiguration(variables: variables)
         } catch {
             throw .configuration(error.description)
+        }
+        // Every notification needs a topic: without one, none could be sent.
+        if template.topic == nil && (configuration.bundleID ?? "").isEmpty {
+            throw .configuration("no topic: give --bundle-id (or set APNS_BUNDLE_ID), or --topic")
         }
         configuration.maxConnections = connections
         configuration.maxStreamsPerConnection = streams
@@ -324,4 +333,8 @@ final class Tally: @unchecked Sendable {
     var counts: Counts { state.withLock { $0 } }
 
     var completed: Int { counts.completed }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool { (48...57).contains(self) || (65...70).contains(self) || (97...102).contains(self) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SoarAPNs
 import SoarAuth
+import SoarCore
 import SoarEmulator
 import SoarHTTP
 import SoarPush
@@ -112,10 +113,14 @@ struct ServeCommand: Command {
                 throw error
             }
         }
+        // A start that fails leaves no database or secret behind that it made itself.
+        let made = database.files.filter { !FileManager.default.fileExists(atPath: $0) }
+        func removeMade() { for path in made { try? FileManager.default.removeItem(atPath: path) } }
         let store: any Store
         let keys: APIKeys
         do { (store, keys) = try Self.open(database: database, app: try migrations.files(), synchronous: synchronous, environment: environment) } catch {
             local?.emulator.stop()
+            removeMade()
             throw error
         }
         let server: Server
@@ -124,6 +129,7 @@ struct ServeCommand: Command {
         } catch {
             store.close()
             local?.emulator.stop()
+            removeMade()
             throw .configuration(error.description)
         }
         console.print("API URL: \(server.url)")
@@ -149,7 +155,7 @@ struct ServeCommand: Command {
         case (let certificate?, let key?):
             func read(_ path: String, _ what: String, _ marker: String) throws(CommandError) -> String {
                 guard let data = FileManager.default.contents(atPath: path) else {
-                    throw .configuration("cannot read the TLS \(what) \(path): \(FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")")
+                    throw .configuration("cannot read the TLS \(what) \(path): \(FileProblem.reason(path))")
                 }
                 let text = String(decoding: data, as: UTF8.self)
                 guard text.contains("-----BEGIN ") && text.contains(marker) else {

@@ -58,7 +58,10 @@ struct SimulateCommand: Command {
         if let presentation = outcome.presentation {
             console.print("presentation: \(presentation)")
         } else {
-            console.print("presentation: none (a background notification: the app is woken, nothing is shown)")
+            let contentAvailable = file.payload.aps.contentAvailable
+            console.print(contentAvailable
+                ? "presentation: none (a background notification: the app is woken, nothing is shown)"
+                : "presentation: none (no alert, sound or badge, and no content-available: nothing is shown and the app is not woken)")
         }
         if let entry = outcome.entry {
             let text = [entry.title, entry.body].compactMap { $0 }.map { "\"\($0)\"" }
