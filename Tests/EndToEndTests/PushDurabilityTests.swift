@@ -33,7 +33,7 @@ import Testing
             "-H", "content-type: application/json", "--data-binary", "@" + dir.path + "/send.json",
         ])
         let answer = try JSONSerialization.jsonObject(with: Data(sent.stdout.utf8)) as? [String: Any]
-        let sendID = try #require(answer?["send_id"] as? String, "\(sent.stdout)")
+        _ = try #require(answer?["send_id"] as? String, "\(sent.stdout)")
         #expect(answer?["devices"] as? Int == 20_000)
         // Connections dropped with answers unsent for a while, then killed once a few thousand are through.
         #expect(eventually(within: .seconds(60)) { ((try? stats())?["accepted"] as? Int ?? 0) >= 1000 })

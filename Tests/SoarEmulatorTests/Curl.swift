@@ -30,7 +30,7 @@ struct Curl {
         if let topic, all["apns-topic"] == nil { all["apns-topic"] = topic }
         for (name, value) in all.sorted(by: { $0.key < $1.key }) { arguments += ["-H", "\(name): \(value)"] }
         for header in extraHeaders { arguments += ["-H", header] }
-        if let body { arguments += ["--data-binary", "@-"] }
+        if body != nil { arguments += ["--data-binary", "@-"] }
         arguments.append(fixture.url + path)
         let result = try ProcessRunner.run("curl", arguments, input: body.map { Data($0.utf8) })
         return try Self.parse(result)

@@ -80,7 +80,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// for the database's sake (``WriteBatcher/failure``), whatever this one did.
     public func probeWrite() throws(StoreError) {
         let time = Timestamp.postgres(now())
-        try write { connection throws(StoreError) in try connection.rows("UPDATE soar_health SET checked_at = $1 WHERE id = 1", [.text(time)]) }
+        _ = try write { connection throws(StoreError) in try connection.rows("UPDATE soar_health SET checked_at = $1 WHERE id = 1", [.text(time)]) }
         if let failed = writer.failure.withLock({ $0 }) { throw .unavailable(failed) }
     }
 
