@@ -8,6 +8,8 @@ public struct AuthError: Error, Sendable, Equatable {
     public let message: String
     /// Whole seconds before trying again (the `Retry-After` of a 429).
     public var retryAfter: Int?
+    /// Why a password is weak (`length`), as GoTrue's `weak_password.reasons`.
+    public var reasons: [String]?
 
     public init(_ status: Int, _ code: String, _ message: String) {
         self.status = status
@@ -19,7 +21,9 @@ public struct AuthError: Error, Sendable, Equatable {
     public static let userAlreadyExists = AuthError(422, "user_already_exists", "User already registered")
     public static let emailExists = AuthError(422, "email_exists", "A user with this email address has already been registered")
     public static func weakPassword(_ minimum: Int) -> AuthError {
-        AuthError(422, "weak_password", "Password should be at least \(minimum) characters.")
+        var error = AuthError(422, "weak_password", "Password should be at least \(minimum) characters.")
+        error.reasons = ["length"]
+        return error
     }
     public static let refreshTokenNotFound = AuthError(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
     public static let refreshTokenAlreadyUsed = AuthError(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used")

@@ -8,7 +8,8 @@ public final class AuthService: Sendable {
     public struct Limits: Sendable {
         /// Sign-up and sign-in attempts per client IP (Supabase's local default: 30 per 5 minutes).
         public var perAddress = 30
-        /// Password sign-in attempts per email.
+        /// Failed password sign-ins per email from one client address: whoever guesses slows only
+        /// themselves, never the account's owner signing in from elsewhere.
         public var perEmail = 10
         public var window: TimeInterval = 300
         /// How long a used refresh token may be presented again (parallel refreshes) before it counts as reuse.
@@ -92,12 +93,13 @@ public final class AuthService: Sendable {
     public func signIn(email: String, password: String, address: String) throws(AuthError) -> AuthSession {
         let normalized = try Self.normalized(email: email)
         try admit(address, by: byAddress)
-        try admit(normalized, by: byEmail)
+        let guesses = address + " " + normalized
+        try admit(guesses, by: byEmail)
         let user = try lookup({ () throws(StoreError) in try store.user(email: normalized) })
         guard hasher.verify(password, against: user?.passwordHash ?? decoy), let user, user.passwordHash != nil else {
             throw .invalidCredentials
         }
-        byEmail.forgive(normalized)  // the per-email limit counts failed attempts
+        byEmail.forgive(guesses)  // the per-email limit counts failed attempts
         return try startSession(for: user, method: "password")
     }
 

@@ -16,6 +16,8 @@ public enum TokenProblem: Error, Sendable, Equatable {
     case malformed(String)
     case badSignature
     case expired
+    case notYetValid
+    case wrongAudience(String)
     case unknownRole(String)
 
     public var description: String {
@@ -23,6 +25,8 @@ public enum TokenProblem: Error, Sendable, Equatable {
         case .malformed(let why): why
         case .badSignature: "signature is invalid"
         case .expired: "token is expired"
+        case .notYetValid: "token is not valid yet (nbf)"
+        case .wrongAudience(let audience): "token is for another audience (\(audience))"
         case .unknownRole(let role): "role \(role) is not anon, authenticated or service_role"
         }
     }
@@ -34,6 +38,8 @@ public struct Tokens: Sendable {
     public let issuer: String
     public let lifetime: Int
     private let verified = VerifiedCache()
+    /// The audience of users' tokens (GoTrue's default `aud`); a token naming another is refused.
+    public static let audience = "authenticated"
 
     public init(secret: Data, issuer: String, lifetime: Int = 3600) {
         self.secret = secret
@@ -65,6 +71,16 @@ public struct Tokens: Sendable {
             guard seconds > now.timeIntervalSince1970 else { throw .expired }
         } else if claims["exp"] != nil {
             throw .malformed("exp is not a number")
+        }
+        // As PostgREST: not before `nbf` (30 seconds of clock skew allowed), and an `aud`, when
+        // there is one, that names this server's audience.
+        if let nbf = claims["nbf"] {
+            guard let seconds = nbf.doubleValue else { throw .malformed("nbf is not a number") }
+            if seconds > now.timeIntervalSince1970 + 30 { throw .notYetValid }
+        }
+        if let aud = claims["aud"] {
+            let audiences = aud.stringValue.map { [$0] } ?? aud.arrayValue?.compactMap(\.stringValue) ?? []
+            guard audiences.contains(Self.audience) else { throw .wrongAudience(audiences.joined(separator: ", ")) }
         }
         let role = claims["role"]?.stringValue ?? ""
         guard let parsed = Access.Role(rawValue: role) else { throw .unknownRole(role) }

@@ -171,11 +171,11 @@ public final class Server: Sendable {
         case .success(let answered): response = answered
         case .failure(let error):
             fault = error
-            response = error.response
+            response = error.response(to: request)
         }
         response.headers.append(("x-request-id", requestID))
         response.headers.append(("access-control-allow-origin", request.headers["origin"] ?? "*"))
-        response.headers.append(("access-control-expose-headers", "content-range, content-location, preference-applied, retry-after, x-request-id, x-total-count"))
+        response.headers.append(("access-control-expose-headers", "content-range, content-location, preference-applied, retry-after, x-request-id, x-total-count, x-supabase-api-version, x-sb-error-code"))
         let seconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000_000
         metrics.record(route: label, status: response.status, seconds: seconds, storeError: fault?.isServerFault == true)
         var error: String?

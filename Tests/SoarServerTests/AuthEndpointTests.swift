@@ -49,6 +49,30 @@ import Testing
         #expect(grant.status == 400)
     }
 
+    /// supabase-swift sends `X-Supabase-Api-Version: 2024-01-01` and decodes `{code, message}`
+    /// with `code` a string; older clients read `{code, error_code, msg}`.
+    @Test func errorsTakeTheShapeTheClientsAPIVersionAsksFor() async throws {
+        let user = try await fixture.signUp("a@example.com")
+        let versioned = ["x-supabase-api-version": "2024-01-01"]
+        let wrong = try await fixture.call("POST", "/auth/v1/token?grant_type=password", headers: versioned, body: #"{"email":"a@example.com","password":"nope-nope"}"#)
+        #expect(wrong.status == 400 && wrong.object == ["code": "invalid_credentials", "message": "Invalid login credentials"], "\(wrong.text)")
+        #expect(wrong.headers["x-supabase-api-version"] == "2024-01-01" && wrong.headers["x-sb-error-code"] == "invalid_credentials")
+        let later = try await fixture.call("POST", "/auth/v1/token?grant_type=password", headers: ["x-supabase-api-version": "2025-06-30"], body: #"{"email":"a@example.com","password":"nope-nope"}"#)
+        #expect(later.object["code"] == "invalid_credentials" && later.headers["x-supabase-api-version"] == "2024-01-01")
+        for header in ["2023-12-31", "not a date", "2024-13-01"] {
+            let old = try await fixture.call("POST", "/auth/v1/token?grant_type=password", headers: ["x-supabase-api-version": header], body: #"{"email":"a@example.com","password":"nope-nope"}"#)
+            #expect(old.object["code"] == 400 && old.object["error_code"] == "invalid_credentials" && old.headers["x-supabase-api-version"] == nil, "\(header): \(old.text)")
+        }
+        let weak = try await fixture.call("POST", "/auth/v1/signup", headers: versioned, body: #"{"email":"b@example.com","password":"123"}"#)
+        #expect(weak.status == 422 && weak.object["code"] == "weak_password" && weak.object["weak_password"]?.objectValue?["reasons"] == ["length"], "\(weak.text)")
+        // A session signed out elsewhere: its refresh token is refused with a code the client clears it on.
+        #expect(try await fixture.call("POST", "/auth/v1/logout?scope=global", bearer: user.token).status == 204)
+        let refresh = try await fixture.call("POST", "/auth/v1/token?grant_type=refresh_token", headers: versioned, body: #"{"refresh_token":"\#(user.refresh)"}"#)
+        #expect(["refresh_token_not_found", "session_not_found"].contains(refresh.object["code"]?.stringValue ?? ""), "\(refresh.text)")
+        let stale = try await fixture.call("GET", "/auth/v1/user", bearer: user.token, headers: versioned)
+        #expect(stale.object["code"] == "session_not_found", "\(stale.text)")
+    }
+
     @Test func anonymousSignInIsASignUpWithoutEmail() async throws {
         let answer = try await fixture.call("POST", "/auth/v1/signup", body: #"{"data":{}}"#)
         #expect(answer.status == 200)
@@ -139,7 +163,7 @@ import Testing
         #expect(new.status == 200)
     }
 
-    @Test func signInIsRateLimitedPerEmail() async throws {
+    @Test func signInIsRateLimitedPerEmailAndAddress() async throws {
         _ = try await fixture.signUp("l@example.com")
         var statuses: [Int] = []
         for _ in 0..<10 {
@@ -150,6 +174,12 @@ import Testing
         let refused = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"l@example.com","password":"wrong-pass"}"#)
         #expect(refused.status == 429 && refused.object["error_code"] == "over_request_rate_limit")
         #expect(refused.headers["retry-after"] == "290", "the first attempt, 10 s ago, leaves the 300 s window in 290 s")
+        // The owner signing in from another address is not locked out by someone else's guesses.
+        let port = try #require(UInt16(fixture.url.split(separator: ":").last ?? ""))
+        let owner = try RawSocket(port: port, from: "127.0.0.4")
+        let body = #"{"email":"l@example.com","password":"correct-horse"}"#
+        owner.send("POST /auth/v1/token?grant_type=password HTTP/1.1\r\nHost: x\r\napikey: \(fixture.anonKey)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        #expect(owner.readAll(timeout: 10).hasPrefix("HTTP/1.1 200"))
         time.advance(by: 290)
         let later = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"l@example.com","password":"correct-horse"}"#)
         #expect(later.status == 200, "the window passed")

@@ -35,9 +35,14 @@ import Testing
         let exp = Int(time.date.timeIntervalSince1970) + 3600
         let forgedService = try token(["role": "service_role", "exp": .int(exp)], secret: "another-secret-that-is-long-enough-000000")
         let expired = try token(["role": "authenticated", "sub": .string(user.id), "exp": .int(exp - 7200)])
+        let now = Int(time.date.timeIntervalSince1970)
         let bearers = [
             "\(noneHeader).\(parts[1]).", "\(parts[0]).\(tamperedClaims).\(parts[2])", forgedService, expired, "not.a.jwt", "x",
             try token(["role": "postgres", "exp": .int(exp)]),
+            // Signed with the right secret, but not valid yet, or for another audience.
+            try token(["role": "authenticated", "sub": .string(user.id), "exp": .int(exp), "nbf": .int(now + 600)]),
+            try token(["role": "authenticated", "sub": .string(user.id), "exp": .int(exp), "aud": "another-app"]),
+            try token(["role": "authenticated", "sub": .string(user.id), "exp": .int(exp), "aud": ["x", "y"]]),
         ]
         for bearer in bearers {
             let answer = try await fixture.call("GET", "/rest/v1/todos", bearer: bearer)
@@ -48,6 +53,11 @@ import Testing
         }
         let rows = try await fixture.call("GET", "/rest/v1/todos", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey])
         #expect(rows.status == 200, "the real service key still works")
+        // Within the allowed clock skew, and with this server's audience in a list, a token is taken.
+        for claims: [String: JSONValue] in [["nbf": .int(now + 20)], ["aud": ["authenticated", "other"]]] {
+            let bearer = try token(claims.merging(["role": "authenticated", "sub": .string(user.id), "exp": .int(exp)]) { first, _ in first })
+            #expect(try await fixture.call("GET", "/rest/v1/todos", bearer: bearer).status == 200)
+        }
     }
 
     @Test func anAccessTokenExpiresWithItsClock() async throws {

@@ -40,6 +40,8 @@ struct Backend: Sendable {
         urlRequest.httpMethod = request.method
         urlRequest.setValue(anonKey, forHTTPHeaderField: "apikey")
         urlRequest.setValue("Bearer \(bearer ?? anonKey)", forHTTPHeaderField: "Authorization")
+        // GoTrue's current error shape (`{code, message}`), as supabase-swift asks for it.
+        if request.path.hasPrefix("auth/") { urlRequest.setValue("2024-01-01", forHTTPHeaderField: "X-Supabase-Api-Version") }
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if let body = request.body {
             urlRequest.httpBody = body

@@ -19,6 +19,28 @@ public struct JSONText: Sendable {
         needsComma = false
     }
 
+    /// A key written once (`"key":`) for many objects: rows repeat their keys.
+    public struct Key: Sendable {
+        let bytes: [UInt8]
+        public init(_ name: String) {
+            var bytes: [UInt8] = []
+            JSONValue.writeString(name, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            self.bytes = bytes
+        }
+    }
+
+    public mutating func key(_ key: Key) {
+        separate()
+        bytes.append(contentsOf: key.bytes)
+        needsComma = false
+    }
+
+    public mutating func field(_ key: Key, _ value: JSONValue) {
+        self.key(key)
+        self.value(value)
+    }
+
     /// Writes a value: an array item, or the value of the key just written.
     public mutating func value(_ value: JSONValue) {
         separate()

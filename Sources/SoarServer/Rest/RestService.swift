@@ -227,9 +227,12 @@ struct RestService: Sendable {
         // Embedded resources are read now, each in one query for every row (under the caller's policies).
         let embedded = try self.embedded(table, query, rows, exchange.access)
         let positions = outputs.map { $0.embedding == nil ? table.position(of: $0.column) : nil }
+        // Looked up once, not per cell: a row repeats its columns and keys.
+        let columns = positions.map { $0.map { table.columns[$0] } }
+        let keys = outputs.map { JSONText.Key($0.key) }
         func value(_ field: Int, _ row: StoredRow, _ index: Int) -> JSONValue {
-            guard let position = positions[field] else { return embedded[outputs[field].embedding!][index] }
-            return table.columns[position].json(row[position])
+            guard let position = positions[field], let column = columns[field] else { return embedded[outputs[field].embedding!][index] }
+            return column.json(row[position])
         }
         if answer == .csv {
             var text = CSV.line(outputs.map(\.key)) + "\n"
@@ -240,7 +243,7 @@ struct RestService: Sendable {
         }
         func write(_ row: StoredRow, _ index: Int, to json: inout JSONText) {
             json.beginObject()
-            for field in outputs.indices { json.field(outputs[field].key, value(field, row, index)) }
+            for field in outputs.indices { json.field(keys[field], value(field, row, index)) }
             json.endObject()
         }
         var json = JSONText(capacity: 64 + rows.count * 128)

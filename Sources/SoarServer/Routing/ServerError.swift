@@ -66,14 +66,28 @@ public struct ServerError: Error, Sendable {
     /// Whether the server (not the client) failed: counted as a store error and logged.
     var isServerFault: Bool { status >= 500 }
 
-    var response: HTTPResponse {
+    /// The answer to `request` (an auth error's shape follows its `X-Supabase-Api-Version`).
+    func response(to request: HTTPRequest) -> HTTPResponse {
         func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
         // An unavailable store (503) has its own words (hosts, ports, roles) logged, not answered.
         let unavailable = status == 503
         switch shape {
         case .auth(let error):
             let message = unavailable ? Self.storeUnavailable : error.message
-            var response = HTTPResponse.json(status, ["code": .int(error.status), "error_code": .string(error.code), "msg": .string(message)])
+            let code = error.code.isEmpty ? (status == 500 ? "unexpected_failure" : "unknown") : error.code
+            var response: HTTPResponse
+            if AuthAPIVersion(request.headers["x-supabase-api-version"]) != nil {
+                // GoTrue's shape since 2024-01-01 (supabase-swift decodes `code` as a string), the version echoed.
+                var body: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
+                if let reasons = error.reasons { body["weak_password"] = ["reasons": .array(reasons.map(JSONValue.string))] }
+                response = .json(status, .object(body))
+                response.headers.append(("x-supabase-api-version", AuthAPIVersion.v20240101))
+            } else {
+                var body: [String: JSONValue] = ["code": .int(error.status), "error_code": .string(code), "msg": .string(message)]
+                if let reasons = error.reasons { body["weak_password"] = ["reasons": .array(reasons.map(JSONValue.string))] }
+                response = .json(status, .object(body))
+            }
+            response.headers.append(("x-sb-error-code", code))
             if let seconds = error.retryAfter { response.headers.append(("retry-after", String(seconds))) }
             return response
         case .rest(let code, let message, let details, let hint):
@@ -86,5 +100,19 @@ public struct ServerError: Error, Sendable {
         case .function(let code, let message):
             return .json(status, ["error": .string(code), "message": .string(message)])
         }
+    }
+}
+
+/// GoTrue's API versions, from the `X-Supabase-Api-Version` header (a date): 2024-01-01 or later
+/// answers errors as `{code, message}`; none, an earlier date or no date at all, the first shape.
+struct AuthAPIVersion {
+    static let v20240101 = "2024-01-01"
+
+    init?(_ header: String?) {
+        // A date as YYYY-MM-DD compares as text.
+        guard let header, header.count == 10, header.utf8.enumerated().allSatisfy({ [4, 7].contains($0.offset) ? $0.element == UInt8(ascii: "-") : (48...57).contains($0.element) }),
+            header >= Self.v20240101, let month = Int(header.dropFirst(5).prefix(2)), (1...12).contains(month),
+            let day = Int(header.suffix(2)), (1...31).contains(day)
+        else { return nil }
     }
 }
