@@ -24,6 +24,7 @@ public enum Migrations {
         File(name: "0011_push_outcomes.sql", bytes: PackageResources._011_push_outcomes_sql),
         File(name: "0012_health.sql", bytes: PackageResources._012_health_sql),
         File(name: "0013_device_moves.sql", bytes: PackageResources._013_device_moves_sql),
+        File(name: "0014_identities.sql", bytes: PackageResources._014_identities_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
@@ -37,6 +38,7 @@ public enum Migrations {
         File(name: "0006_extensions_schema.sql", bytes: PackageResources._006_extensions_schema_sql),
         File(name: "0007_health.sql", bytes: PackageResources._007_health_sql),
         File(name: "0008_device_moves.sql", bytes: PackageResources._008_device_moves_sql),
+        File(name: "0009_identities.sql", bytes: PackageResources._009_identities_sql),
     ]
 }
 

@@ -10,6 +10,8 @@ public struct AuthError: Error, Sendable, Equatable {
     public var retryAfter: Int?
     /// Why a password is weak (`length`), as GoTrue's `weak_password.reasons`.
     public var reasons: [String]?
+    /// Answered as GoTrue answers OAuth and identity-token errors: `{error, error_description}`.
+    public var oauthStyle = false
 
     public init(_ status: Int, _ code: String, _ message: String) {
         self.status = status

@@ -28,6 +28,8 @@ public final class AuthService: Sendable {
     /// A hash of no one's password: an unknown email costs a sign-in the same work as a wrong
     /// password, so the answer's timing does not tell whether the email is registered.
     private let decoy: String
+    /// Sign in with Apple, when the app's ids are configured.
+    public let apple: AppleSignIn?
 
     /// The most either metadata object may take as JSON: both ride in every access token, which
     /// rides in every request's headers.
@@ -35,8 +37,9 @@ public final class AuthService: Sendable {
 
     public init(
         store: any AuthStore, tokens: Tokens, hasher: any PasswordHashing = PasswordHasher(), limits: Limits = Limits(),
-        now: @escaping @Sendable () -> Date = Date.init
+        apple: AppleSignIn? = nil, now: @escaping @Sendable () -> Date = Date.init
     ) {
+        self.apple = apple
         self.store = store
         self.tokens = tokens
         self.hasher = hasher
@@ -101,6 +104,56 @@ public final class AuthService: Sendable {
         }
         byEmail.forgive(guesses)  // the per-email limit counts failed attempts
         return try startSession(for: user, method: "password")
+    }
+
+    /// `POST /token?grant_type=id_token`: Sign in with Apple. The identity's user is signed in; a
+    /// new Apple account becomes a user, or joins the user whose confirmed email it verifies (as
+    /// GoTrue links identities).
+    public func signInWithIDToken(provider: String, token: String, nonce: String?, address: String) throws(AuthError) -> AuthSession {
+        try admit(address, by: byAddress)
+        guard ["apple", AppleSignIn.issuer].contains(provider) else { throw .oauth("Custom OIDC provider \"\(provider)\" not allowed") }
+        guard let apple else {
+            throw AuthError(400, "provider_disabled", "Unsupported provider: Sign in with Apple is not enabled (set GOTRUE_EXTERNAL_APPLE_CLIENT_ID)")
+        }
+        let identity = try apple.verify(token, nonce: nonce, now: now())
+        if let id = try lookupID({ () throws(StoreError) in try store.userID(provider: "apple", providerID: identity.subject) }),
+            let user = try lookup({ () throws(StoreError) in try store.user(id: id) })
+        {
+            return try startSession(for: user, method: "oauth")
+        }
+        let time = Timestamp.postgres(now())
+        var data: [String: JSONValue] = ["iss": .string(AppleSignIn.issuer), "sub": .string(identity.subject), "provider_id": .string(identity.subject)]
+        if let email = identity.email {
+            data["email"] = .string(email)
+            data["email_verified"] = .bool(identity.emailVerified)
+        }
+        var record = AuthIdentity(
+            id: RandomUUID.lowercase(), userID: "", provider: "apple", providerID: identity.subject, data: data, email: identity.email, createdAt: time)
+        if let email = identity.email, identity.emailVerified, var existing = try lookup({ () throws(StoreError) in try store.user(email: email) }),
+            existing.emailConfirmedAt != nil
+        {
+            record.userID = existing.id
+            var providers = existing.appMetadata["providers"]?.arrayValue ?? []
+            if !providers.contains("apple") { providers.append("apple") }
+            existing.appMetadata["providers"] = .array(providers)
+            do {
+                try store.createIdentity(record)
+                try store.updateUser(existing)
+            } catch {
+                throw .storeFailed(error)
+            }
+            return try startSession(for: existing, method: "oauth")
+        }
+        var user = AuthUser(id: RandomUUID.lowercase(), createdAt: time)
+        user.email = identity.email
+        user.emailConfirmedAt = identity.emailVerified ? time : nil
+        user.appMetadata = ["provider": "apple", "providers": ["apple"]]
+        user.userMetadata = data
+        record.userID = user.id
+        do { try store.createUser(user, identity: record) } catch {
+            throw error.code == "23505" ? .emailExists : .storeFailed(error)
+        }
+        return try startSession(for: user, method: "oauth")
     }
 
     /// `POST /token?grant_type=refresh_token`: single use, rotated, with GoTrue's reuse detection.
@@ -246,6 +299,10 @@ public final class AuthService: Sendable {
     }
 
     func lookup(_ body: () throws(StoreError) -> AuthUser?) throws(AuthError) -> AuthUser? {
+        do { return try body() } catch { throw .storeFailed(error) }
+    }
+
+    func lookupID(_ body: () throws(StoreError) -> String?) throws(AuthError) -> String? {
         do { return try body() } catch { throw .storeFailed(error) }
     }
 

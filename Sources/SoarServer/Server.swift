@@ -18,6 +18,8 @@ public final class Server: Sendable {
         /// Whether `/metrics` answers without the service_role key; nil: only when listening on
         /// loopback (127.0.0.0/8, ::1, localhost).
         public var publicMetrics: Bool?
+        /// Sign in with Apple (identity tokens for these app ids), or off.
+        public var apple: AppleSignIn?
         /// Access-token lifetime in seconds.
         public var tokenLifetime = 3600
         /// Notifications kept per user in the server-side inbox.
@@ -75,7 +77,7 @@ public final class Server: Sendable {
         let issuer = "\(scheme)://\(hostForURL):\(http.port)/auth/v1"
         auth = AuthService(
             store: store, tokens: Tokens(secret: keys.secret, issuer: issuer, lifetime: configuration.tokenLifetime),
-            hasher: configuration.passwordHasher, limits: configuration.authLimits, now: now)
+            hasher: configuration.passwordHasher, limits: configuration.authLimits, apple: configuration.apple, now: now)
         let gateway = Gateway(keys: keys, auth: auth)
         var router = Router()
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)

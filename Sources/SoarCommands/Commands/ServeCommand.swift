@@ -41,6 +41,9 @@ struct ServeCommand: Command {
         send elsewhere than Apple. Without them it answers 503 apns_not_configured, unless
         --with-emulator points both environments at the emulator it runs.
 
+        Sign in with Apple: GOTRUE_EXTERNAL_APPLE_CLIENT_ID names the app's bundle ids (comma-separated);
+        SOAR_APPLE_JWKS_URL replaces Apple's key address (file:// works offline).
+
         Keys: JWT_SECRET signs tokens; without it a secret is generated and kept (0600) in
         <db>.jwt-secret (./soar.jwt-secret with Postgres; processes sharing a database need one
         JWT_SECRET). ANON_KEY and SERVICE_ROLE_KEY, when set, must be HS256 JWTs of that secret;
@@ -79,6 +82,11 @@ struct ServeCommand: Command {
         // As many connections as the descriptor limit (raised to its hard limit) leaves room for.
         configuration.limits.maxConnections = max(64, min(DescriptorLimit.raised() - 256, 100_000))
         configuration.tls = try Self.tls(certificate: arguments.value("--tls-cert"), key: arguments.value("--tls-key"))
+        // Sign in with Apple: GoTrue's variable for the app's bundle ids.
+        let appleIDs = (environment["GOTRUE_EXTERNAL_APPLE_CLIENT_ID"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if !appleIDs.isEmpty {
+            configuration.apple = AppleSignIn(clientIDs: appleIDs, keysURL: environment["SOAR_APPLE_JWKS_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? AppleSignIn.keysURL)
+        }
         configuration.version = "soar \(SoarCLI.version)"
         self.configuration = configuration
         database = try DatabaseChoice(arguments)

@@ -52,6 +52,13 @@ struct AuthEndpoints: Sendable {
                 return .json(200, try auth.signIn(email: email, password: password, address: exchange.request.remoteAddress).json)
             case "refresh_token":
                 return .json(200, try auth.refresh(try Self.string(body, "refresh_token") ?? "").json)
+            case "id_token":
+                guard let token = try Self.string(body, "id_token"), let provider = try Self.string(body, "provider") else {
+                    throw AuthError.oauth("id_token and provider are required")
+                }
+                let session = try auth.signInWithIDToken(
+                    provider: provider, token: token, nonce: try Self.string(body, "nonce"), address: exchange.request.remoteAddress)
+                return .json(200, session.json)
             default:
                 throw AuthError.unsupportedGrant(grant)
             }

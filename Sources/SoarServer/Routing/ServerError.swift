@@ -72,6 +72,8 @@ public struct ServerError: Error, Sendable {
         // An unavailable store (503) has its own words (hosts, ports, roles) logged, not answered.
         let unavailable = status == 503
         switch shape {
+        case .auth(let error) where error.oauthStyle:
+            return .json(status, ["error": "invalid request", "error_description": .string(error.message)])
         case .auth(let error):
             let message = unavailable ? Self.storeUnavailable : error.message
             let code = error.code.isEmpty ? (status == 500 ? "unexpected_failure" : "unknown") : error.code

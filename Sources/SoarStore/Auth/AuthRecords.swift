@@ -25,6 +25,27 @@ public struct AuthUser: Sendable, Equatable {
     }
 }
 
+/// A user's account with a provider (GoTrue's identity): Apple's `sub` for Sign in with Apple.
+public struct AuthIdentity: Sendable, Equatable {
+    public var id: String
+    public var userID: String
+    public var provider: String
+    public var providerID: String
+    public var data: [String: JSONValue]
+    public var email: String?
+    public var createdAt: String
+
+    public init(id: String, userID: String, provider: String, providerID: String, data: [String: JSONValue], email: String?, createdAt: String) {
+        self.id = id
+        self.userID = userID
+        self.provider = provider
+        self.providerID = providerID
+        self.data = data
+        self.email = email
+        self.createdAt = createdAt
+    }
+}
+
 /// What presenting a refresh token did.
 public enum RefreshOutcome: Sendable, Equatable {
     /// The token was live: it is now used, and the first of the successors is live instead.
@@ -39,8 +60,14 @@ public enum RefreshOutcome: Sendable, Equatable {
 
 /// GoTrue's storage: users, sessions and refresh tokens.
 public protocol AuthStore: Sendable {
-    /// - Throws: 23505 when the email or phone is taken.
-    func createUser(_ user: AuthUser) throws(StoreError)
+    /// Creates the user and, given one, its identity, in one transaction.
+    ///
+    /// - Throws: 23505 when the email or phone is taken, or the identity belongs to another user.
+    func createUser(_ user: AuthUser, identity: AuthIdentity?) throws(StoreError)
+    /// Adds an identity to an existing user (linking).
+    func createIdentity(_ identity: AuthIdentity) throws(StoreError)
+    /// The user a provider's account belongs to, if any.
+    func userID(provider: String, providerID: String) throws(StoreError) -> String?
     func user(id: String) throws(StoreError) -> AuthUser?
     func user(email: String) throws(StoreError) -> AuthUser?
     func updateUser(_ user: AuthUser) throws(StoreError)
@@ -55,6 +82,10 @@ public protocol AuthStore: Sendable {
     /// Uses a refresh token once, atomically: see ``RefreshOutcome``. `successorHashes` are the
     /// hashes of the token's successor, that one's successor, and so on (``refreshGenerations``).
     func refresh(tokenHash: String, successorHashes: [String], now: Date, reuseGrace: TimeInterval) throws(StoreError) -> RefreshOutcome
+}
+
+extension AuthStore {
+    public func createUser(_ user: AuthUser) throws(StoreError) { try createUser(user, identity: nil) }
 }
 
 /// How many successors a refresh looks through for the live one: more rotations than this within

@@ -9,13 +9,26 @@ struct AuthSQL {
     private var users: String { table("users") }
     private var sessions: String { table("sessions") }
     private var refreshTokens: String { table("refresh_tokens") }
+    private var identities: String { table("identities") }
     private func table(_ name: String) -> String { dialect == .postgres ? "auth." + name : "auth_" + name }
 
     private static let userColumns =
         "id, aud, role, email, phone, encrypted_password, is_anonymous, app_metadata, user_metadata, email_confirmed_at, last_sign_in_at, created_at, updated_at"
 
-    func createUser(_ user: AuthUser, on connection: some SQLConnection) throws(StoreError) {
+    func createUser(_ user: AuthUser, identity: AuthIdentity?, on connection: some SQLConnection) throws(StoreError) {
         try connection.rows("INSERT INTO \(users) (\(Self.userColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)", Self.values(user))
+        if let identity { try createIdentity(identity, on: connection) }
+    }
+
+    func createIdentity(_ identity: AuthIdentity, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows(
+            "INSERT INTO \(identities) (id, user_id, provider, provider_id, identity_data, email, last_sign_in_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7)",
+            [.text(identity.id), .text(identity.userID), .text(identity.provider), .text(identity.providerID),
+             .text(JSONValue.object(identity.data).jsonText), identity.email.map { .text($0) } ?? .null, .text(identity.createdAt)])
+    }
+
+    func userID(provider: String, providerID: String, on connection: some SQLConnection) throws(StoreError) -> String? {
+        try connection.rows("SELECT user_id FROM \(identities) WHERE provider = $1 AND provider_id = $2", [.text(provider), .text(providerID)]).first?.first?.text
     }
 
     func user(id: String, on connection: some SQLConnection) throws(StoreError) -> AuthUser? {

@@ -6,8 +6,16 @@ import SoarCore
 extension SQLiteStore {
     private static let auth = AuthSQL(dialect: .sqlite)
 
-    public func createUser(_ user: AuthUser) throws(StoreError) {
-        try write { connection throws(StoreError) in try Self.auth.createUser(user, on: connection) }
+    public func createUser(_ user: AuthUser, identity: AuthIdentity?) throws(StoreError) {
+        try write { connection throws(StoreError) in try Self.auth.createUser(user, identity: identity, on: connection) }
+    }
+
+    public func createIdentity(_ identity: AuthIdentity) throws(StoreError) {
+        try write { connection throws(StoreError) in try Self.auth.createIdentity(identity, on: connection) }
+    }
+
+    public func userID(provider: String, providerID: String) throws(StoreError) -> String? {
+        try read { connection throws(StoreError) in try Self.auth.userID(provider: provider, providerID: providerID, on: connection) }
     }
 
     public func user(id: String) throws(StoreError) -> AuthUser? {
