@@ -25,6 +25,7 @@ public enum Migrations {
         File(name: "0012_health.sql", bytes: PackageResources._012_health_sql),
         File(name: "0013_device_moves.sql", bytes: PackageResources._013_device_moves_sql),
         File(name: "0014_identities.sql", bytes: PackageResources._014_identities_sql),
+        File(name: "0015_email_flows.sql", bytes: PackageResources._015_email_flows_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
@@ -39,6 +40,7 @@ public enum Migrations {
         File(name: "0007_health.sql", bytes: PackageResources._007_health_sql),
         File(name: "0008_device_moves.sql", bytes: PackageResources._008_device_moves_sql),
         File(name: "0009_identities.sql", bytes: PackageResources._009_identities_sql),
+        File(name: "0010_email_flows.sql", bytes: PackageResources._010_email_flows_sql),
     ]
 }
 

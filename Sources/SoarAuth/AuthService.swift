@@ -23,8 +23,13 @@ public final class AuthService: Sendable {
     public let hasher: any PasswordHashing
     public let limits: Limits
     public let now: @Sendable () -> Date
-    private let byAddress: RateLimiter
+    let byAddress: RateLimiter
     private let byEmail: RateLimiter
+    /// When each address was last mailed (a code or link), for ``mailInterval``.
+    let lastMailed = Locked([String: Date]())
+    /// Where mail goes, and where its links may lead.
+    let mailer: any Mailer
+    public let redirects: Redirects
     /// A hash of no one's password: an unknown email costs a sign-in the same work as a wrong
     /// password, so the answer's timing does not tell whether the email is registered.
     private let decoy: String
@@ -37,9 +42,11 @@ public final class AuthService: Sendable {
 
     public init(
         store: any AuthStore, tokens: Tokens, hasher: any PasswordHashing = PasswordHasher(), limits: Limits = Limits(),
-        apple: AppleSignIn? = nil, now: @escaping @Sendable () -> Date = Date.init
+        apple: AppleSignIn? = nil, mailer: (any Mailer)? = nil, redirects: Redirects? = nil, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.apple = apple
+        self.mailer = mailer ?? DevelopmentMailbox(store: store)
+        self.redirects = redirects ?? Redirects(siteURL: tokens.issuer.replacingOccurrences(of: "/auth/v1", with: ""))
         self.store = store
         self.tokens = tokens
         self.hasher = hasher
@@ -51,7 +58,7 @@ public final class AuthService: Sendable {
     }
 
     /// 400 for metadata over ``metadataLimit``.
-    private func checkMetadata(_ user: AuthUser) throws(AuthError) {
+    func checkMetadata(_ user: AuthUser) throws(AuthError) {
         for (name, value) in [("user_metadata", user.userMetadata), ("app_metadata", user.appMetadata)]
         where JSONValue.object(value).jsonText.utf8.count > Self.metadataLimit {
             throw .validation("\(name) is over \(Self.metadataLimit) bytes as JSON (it rides in every access token)")
@@ -61,7 +68,7 @@ public final class AuthService: Sendable {
     // MARK: signing in
 
     /// Counts an attempt for `key`; over the limit, a 429 saying when to try again.
-    private func admit(_ key: String, by limiter: RateLimiter) throws(AuthError) {
+    func admit(_ key: String, by limiter: RateLimiter) throws(AuthError) {
         let time = now()
         guard limiter.allow(key, now: time) else { throw .rateLimited(retryAfter: limiter.retryAfter(key, now: time)) }
     }

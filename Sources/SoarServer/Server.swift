@@ -20,6 +20,8 @@ public final class Server: Sendable {
         public var publicMetrics: Bool?
         /// Sign in with Apple (identity tokens for these app ids), or off.
         public var apple: AppleSignIn?
+        /// Where mailed links may lead (`GOTRUE_SITE_URL`, `GOTRUE_URI_ALLOW_LIST`); nil: the API URL.
+        public var redirects: Redirects?
         /// Access-token lifetime in seconds.
         public var tokenLifetime = 3600
         /// Notifications kept per user in the server-side inbox.
@@ -77,7 +79,12 @@ public final class Server: Sendable {
         let issuer = "\(scheme)://\(hostForURL):\(http.port)/auth/v1"
         auth = AuthService(
             store: store, tokens: Tokens(secret: keys.secret, issuer: issuer, lifetime: configuration.tokenLifetime),
-            hasher: configuration.passwordHasher, limits: configuration.authLimits, apple: configuration.apple, now: now)
+            hasher: configuration.passwordHasher, limits: configuration.authLimits, apple: configuration.apple,
+            mailer: DevelopmentMailbox(store: store) { [logger] mail in
+                // No SMTP: the mail's link and code in the log, as a local stack's mail catcher shows them.
+                logger.log(.info, "mail", ["to": .string(mail.to), "subject": .string(mail.subject), "text": .string(mail.text)])
+            },
+            redirects: configuration.redirects, now: now)
         let gateway = Gateway(keys: keys, auth: auth)
         var router = Router()
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)

@@ -1,5 +1,6 @@
 import Foundation
 import SoarCore
+import SoarCrypto
 import SoarTesting
 import Testing
 
@@ -71,6 +72,36 @@ import Testing
         #expect(["refresh_token_not_found", "session_not_found"].contains(refresh.object["code"]?.stringValue ?? ""), "\(refresh.text)")
         let stale = try await fixture.call("GET", "/auth/v1/user", bearer: user.token, headers: versioned)
         #expect(stale.object["code"] == "session_not_found", "\(stale.text)")
+    }
+
+    @Test func mailedCodesAndAuthCodesExpire() async throws {
+        func code(_ email: String) async throws -> String {
+            let mails = try await fixture.call("GET", "/auth/v1/mailbox", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey])
+            let text = mails.json?.arrayValue?.last { $0.objectValue?["to"] == .string(email) }?.objectValue?["text"]?.stringValue ?? ""
+            return try #require(text.firstMatch(of: /\b(\d{6})\b/).map { String($0.1) }, "\(mails.text)")
+        }
+        #expect(try await fixture.call("POST", "/auth/v1/otp", body: #"{"email":"late@example.com"}"#).status == 200)
+        let sent = try await code("late@example.com")
+        time.advance(by: 3601)
+        let late = try await fixture.call("POST", "/auth/v1/verify", body: #"{"type":"email","email":"late@example.com","token":"\#(sent)"}"#)
+        #expect(late.status == 403 && late.object["error_code"] == "otp_expired", "\(late.text)")
+        // A PKCE auth code waits five minutes for its exchange.
+        let verifier = String(repeating: "v", count: 50)
+        let challenge = sha256(Data(verifier.utf8)).base64URLEncodedString()
+        #expect(try await fixture.call("POST", "/auth/v1/otp", body: #"{"email":"pkce@example.com","code_challenge":"\#(challenge)","code_challenge_method":"s256"}"#).status == 200)
+        let mails = try await fixture.call("GET", "/auth/v1/mailbox", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey])
+        let text = mails.json?.arrayValue?.last?.objectValue?["text"]?.stringValue ?? ""
+        let link = try #require(text.firstMatch(of: /(http\S+verify\S+)/).map { String($0.1) })
+        // Opened as a browser opens it, without following the redirect.
+        let port = try #require(UInt16(fixture.url.split(separator: ":").last ?? ""))
+        let browser = try RawSocket(port: port)
+        browser.send("GET \(link.dropFirst(fixture.url.count)) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let answer = browser.readAll(timeout: 10)
+        let location = answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }.map { String($0.dropFirst("location:".count)).trimmingCharacters(in: .whitespaces) } ?? ""
+        let authCode = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "code" }?.value, "\(answer)")
+        time.advance(by: 301)
+        let expired = try await fixture.call("POST", "/auth/v1/token?grant_type=pkce", body: #"{"auth_code":"\#(authCode)","code_verifier":"\#(verifier)"}"#)
+        #expect(expired.status == 400 && expired.object["error_code"] == "flow_state_expired", "\(expired.text)")
     }
 
     @Test func anonymousSignInIsASignUpWithoutEmail() async throws {

@@ -82,6 +82,11 @@ struct ServeCommand: Command {
         // As many connections as the descriptor limit (raised to its hard limit) leaves room for.
         configuration.limits.maxConnections = max(64, min(DescriptorLimit.raised() - 256, 100_000))
         configuration.tls = try Self.tls(certificate: arguments.value("--tls-cert"), key: arguments.value("--tls-key"))
+        // Where mailed links lead back to, by GoTrue's variables.
+        if let site = environment["GOTRUE_SITE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            let list = (environment["GOTRUE_URI_ALLOW_LIST"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            configuration.redirects = Redirects(siteURL: site, allowList: list)
+        }
         // Sign in with Apple: GoTrue's variable for the app's bundle ids.
         let appleIDs = (environment["GOTRUE_EXTERNAL_APPLE_CLIENT_ID"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if !appleIDs.isEmpty {

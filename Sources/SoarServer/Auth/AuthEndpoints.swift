@@ -19,6 +19,7 @@ struct AuthEndpoints: Sendable {
         router.add(["GET"], "/auth/v1/health") { _ throws(ServerError) in
             .json(200, ["version": .string(version), "name": "GoTrue", "description": "Soar's GoTrue-compatible auth"])
         }
+        EmailEndpoints(auth: auth, gateway: gateway).register(in: &router)
         let admin = AdminEndpoints(auth: auth, gateway: gateway)
         router.add(["GET", "POST"], "/auth/v1/admin/users") { exchange throws(ServerError) in try admin.users(exchange) }
         router.add(["GET", "PUT", "DELETE"], "/auth/v1/admin/users/{id}") { exchange throws(ServerError) in try admin.user(exchange) }
@@ -52,6 +53,8 @@ struct AuthEndpoints: Sendable {
                 return .json(200, try auth.signIn(email: email, password: password, address: exchange.request.remoteAddress).json)
             case "refresh_token":
                 return .json(200, try auth.refresh(try Self.string(body, "refresh_token") ?? "").json)
+            case "pkce":
+                return .json(200, try auth.exchange(authCode: try Self.string(body, "auth_code") ?? "", verifier: try Self.string(body, "code_verifier") ?? "").json)
             case "id_token":
                 guard let token = try Self.string(body, "id_token"), let provider = try Self.string(body, "provider") else {
                     throw AuthError.oauth("id_token and provider are required")

@@ -46,6 +46,64 @@ public struct AuthIdentity: Sendable, Equatable {
     }
 }
 
+/// A code mailed to a user (its hash only), and the PKCE challenge the request came with.
+public struct OneTimeToken: Sendable, Equatable {
+    public var userID: String
+    /// `magiclink`, `signup` or `recovery`.
+    public var type: String
+    public var hash: String
+    public var challenge: (code: String, method: String)?
+    public var createdAt: String
+
+    public init(userID: String, type: String, hash: String, challenge: (code: String, method: String)?, createdAt: String) {
+        self.userID = userID
+        self.type = type
+        self.hash = hash
+        self.challenge = challenge
+        self.createdAt = createdAt
+    }
+
+    public static func == (a: OneTimeToken, b: OneTimeToken) -> Bool {
+        a.userID == b.userID && a.type == b.type && a.hash == b.hash && a.challenge?.code == b.challenge?.code
+            && a.challenge?.method == b.challenge?.method && a.createdAt == b.createdAt
+    }
+}
+
+/// PKCE's flow state: an auth code, for the user a link signed in, to exchange with its verifier.
+public struct FlowState: Sendable, Equatable {
+    public var authCode: String
+    public var userID: String
+    public var challenge: String
+    public var method: String
+    /// How the user proved it (`magiclink`, `recovery`…).
+    public var authenticationMethod: String
+    public var createdAt: String
+
+    public init(authCode: String, userID: String, challenge: String, method: String, authenticationMethod: String, createdAt: String) {
+        self.authCode = authCode
+        self.userID = userID
+        self.challenge = challenge
+        self.method = method
+        self.authenticationMethod = authenticationMethod
+        self.createdAt = createdAt
+    }
+}
+
+/// A mail kept in the development mailbox.
+public struct Mail: Sendable, Equatable {
+    public var to: String
+    public var subject: String
+    public var text: String
+    public var createdAt: String
+
+    public init(to: String, subject: String, text: String, createdAt: String) {
+        self.to = to
+        self.subject = subject
+        self.text = text
+        self.createdAt = createdAt
+    }
+}
+
 /// What presenting a refresh token did.
 public enum RefreshOutcome: Sendable, Equatable {
     /// The token was live: it is now used, and the first of the successors is live instead.
@@ -68,6 +126,17 @@ public protocol AuthStore: Sendable {
     func createIdentity(_ identity: AuthIdentity) throws(StoreError)
     /// The user a provider's account belongs to, if any.
     func userID(provider: String, providerID: String) throws(StoreError) -> String?
+
+    /// Keeps a mailed code, replacing the user's earlier one of its type.
+    func saveOneTimeToken(_ token: OneTimeToken) throws(StoreError)
+    /// Takes (and removes) the code with this hash, of one of `types`: each code works once.
+    func takeOneTimeToken(hash: String, types: [String]) throws(StoreError) -> OneTimeToken?
+    func saveFlowState(_ state: FlowState) throws(StoreError)
+    /// Takes (and removes) a flow state: each auth code is exchanged once.
+    func takeFlowState(authCode: String) throws(StoreError) -> FlowState?
+    /// The development mailbox: kept mail, oldest first (the newest `limit`).
+    func addMail(_ mail: Mail) throws(StoreError)
+    func mails(limit: Int) throws(StoreError) -> [Mail]
     func user(id: String) throws(StoreError) -> AuthUser?
     func user(email: String) throws(StoreError) -> AuthUser?
     func updateUser(_ user: AuthUser) throws(StoreError)

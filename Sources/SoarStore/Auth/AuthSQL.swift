@@ -10,6 +10,9 @@ struct AuthSQL {
     private var sessions: String { table("sessions") }
     private var refreshTokens: String { table("refresh_tokens") }
     private var identities: String { table("identities") }
+    private var oneTimeTokens: String { table("one_time_tokens") }
+    private var flowStates: String { table("flow_state") }
+    private var mailbox: String { table("mailbox") }
     private func table(_ name: String) -> String { dialect == .postgres ? "auth." + name : "auth_" + name }
 
     private static let userColumns =
@@ -25,6 +28,51 @@ struct AuthSQL {
             "INSERT INTO \(identities) (id, user_id, provider, provider_id, identity_data, email, last_sign_in_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $7)",
             [.text(identity.id), .text(identity.userID), .text(identity.provider), .text(identity.providerID),
              .text(JSONValue.object(identity.data).jsonText), identity.email.map { .text($0) } ?? .null, .text(identity.createdAt)])
+    }
+
+    func saveOneTimeToken(_ token: OneTimeToken, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows("DELETE FROM \(oneTimeTokens) WHERE user_id = $1 AND token_type = $2", [.text(token.userID), .text(token.type)])
+        try connection.rows(
+            "INSERT INTO \(oneTimeTokens) (user_id, token_type, token_hash, code_challenge, code_challenge_method, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            [.text(token.userID), .text(token.type), .text(token.hash), token.challenge.map { .text($0.code) } ?? .null,
+             token.challenge.map { .text($0.method) } ?? .null, .text(token.createdAt)])
+    }
+
+    func takeOneTimeToken(hash: String, types: [String], on connection: some SQLConnection) throws(StoreError) -> OneTimeToken? {
+        let listed = types.indices.map { "$\($0 + 2)" }.joined(separator: ", ")
+        let rows = try connection.rows(
+            "DELETE FROM \(oneTimeTokens) WHERE token_hash = $1 AND token_type IN (\(listed)) RETURNING user_id, token_type, token_hash, code_challenge, code_challenge_method, created_at",
+            [.text(hash)] + types.map { .text($0) })
+        guard let row = rows.first, let user = row[0].text, let type = row[1].text, let created = row[5].text else { return nil }
+        let challenge = row[3].text.map { (code: $0, method: row[4].text ?? "s256") }
+        return OneTimeToken(userID: user, type: type, hash: hash, challenge: challenge, createdAt: Timestamp.parse(created).map(Timestamp.postgres) ?? created)
+    }
+
+    func saveFlowState(_ state: FlowState, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows(
+            "INSERT INTO \(flowStates) (auth_code, user_id, code_challenge, code_challenge_method, authentication_method, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            [.text(state.authCode), .text(state.userID), .text(state.challenge), .text(state.method), .text(state.authenticationMethod), .text(state.createdAt)])
+    }
+
+    func takeFlowState(authCode: String, on connection: some SQLConnection) throws(StoreError) -> FlowState? {
+        let rows = try connection.rows(
+            "DELETE FROM \(flowStates) WHERE auth_code = $1 RETURNING auth_code, user_id, code_challenge, code_challenge_method, authentication_method, created_at",
+            [.text(authCode)])
+        guard let row = rows.first, let user = row[1].text, let challenge = row[2].text, let method = row[3].text, let how = row[4].text, let created = row[5].text else {
+            return nil
+        }
+        return FlowState(authCode: authCode, userID: user, challenge: challenge, method: method, authenticationMethod: how, createdAt: Timestamp.parse(created).map(Timestamp.postgres) ?? created)
+    }
+
+    func addMail(_ mail: Mail, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows("INSERT INTO \(mailbox) (recipient, subject, body, created_at) VALUES ($1, $2, $3, $4)",
+            [.text(mail.to), .text(mail.subject), .text(mail.text), .text(mail.createdAt)])
+    }
+
+    func mails(limit: Int, on connection: some SQLConnection) throws(StoreError) -> [Mail] {
+        try connection.rows("SELECT recipient, subject, body, created_at FROM \(mailbox) ORDER BY id DESC LIMIT $1", [.integer(Int64(limit))]).reversed().map { row in
+            Mail(to: row[0].text ?? "", subject: row[1].text ?? "", text: row[2].text ?? "", createdAt: row[3].text.map { Timestamp.parse($0).map(Timestamp.postgres) ?? $0 } ?? "")
+        }
     }
 
     func userID(provider: String, providerID: String, on connection: some SQLConnection) throws(StoreError) -> String? {

@@ -20,6 +20,30 @@ extension PostgresStore {
         try run { connection throws(StoreError) in try Self.auth.userID(provider: provider, providerID: providerID, on: connection) }
     }
 
+    public func saveOneTimeToken(_ token: OneTimeToken) throws(StoreError) {
+        try run { connection throws(StoreError) in try Self.auth.saveOneTimeToken(token, on: connection) }
+    }
+
+    public func takeOneTimeToken(hash: String, types: [String]) throws(StoreError) -> OneTimeToken? {
+        try run { connection throws(StoreError) in try Self.auth.takeOneTimeToken(hash: hash, types: types, on: connection) }
+    }
+
+    public func saveFlowState(_ state: FlowState) throws(StoreError) {
+        try run { connection throws(StoreError) in try Self.auth.saveFlowState(state, on: connection) }
+    }
+
+    public func takeFlowState(authCode: String) throws(StoreError) -> FlowState? {
+        try run { connection throws(StoreError) in try Self.auth.takeFlowState(authCode: authCode, on: connection) }
+    }
+
+    public func addMail(_ mail: Mail) throws(StoreError) {
+        try run { connection throws(StoreError) in try Self.auth.addMail(mail, on: connection) }
+    }
+
+    public func mails(limit: Int) throws(StoreError) -> [Mail] {
+        try run { connection throws(StoreError) in try Self.auth.mails(limit: limit, on: connection) }
+    }
+
     public func user(id: String) throws(StoreError) -> AuthUser? {
         guard RandomUUID.parse(id) != nil else { return nil }
         return try run { connection throws(StoreError) in try Self.auth.user(id: id, on: connection) }
