@@ -29,8 +29,16 @@ func httpRequestLine(context: UnsafeMutableRawPointer?, target: UnsafePointer<CC
         let length = strlen(target)
         let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(target).assumingMemoryBound(to: UInt8.self), count: length)
         buffer.refusal = RequestChecks.refusal(target: bytes, limits: server.limits)
+        // libmicrohttpd ends the target where the request line's version begins; anything else
+        // after the first NUL means a NUL byte inside the target, which would cut it short.
+        let next = UnsafeRawPointer(target + length + 1).assumingMemoryBound(to: UInt8.self)
+        if buffer.refusal == nil, !RequestChecks.startsWithVersion(next) {
+            buffer.refusal = RequestChecks.Refusal(status: 400, reason: "the request target holds a NUL character")
+        }
+        // A refused request's query is never parsed: libmicrohttpd found the `?` before this
+        // call, and parses what follows it; ending the text right there leaves it nothing.
         if buffer.refusal != nil, let question = bytes.firstIndex(of: UInt8(ascii: "?")) {
-            UnsafeMutablePointer(mutating: target)[question] = 0
+            UnsafeMutablePointer(mutating: target)[question + 1] = 0
         }
         // Its headers may not fit beside it: a connection whose handler is never called is cut
         // at the next sweep instead of at the header deadline.
@@ -75,8 +83,15 @@ func httpAccessHandler(
     if !buffer.started {
         // The headers are in: answer now what the request line or its framing already decided.
         buffer.started = true
-        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines.headersArrived(connection)
-        let framing = RequestChecks.framing(headers: allValues(connection, .HEADER_KIND))
+        let deadlines = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines
+        let headers = allValues(connection, .HEADER_KIND)
+        let framing = RequestChecks.framing(headers: headers)
+        let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1.trimmingCharacters(in: .whitespaces)) } ?? 0
+        if length > 0 || headers.contains(where: { $0.0.lowercased() == "transfer-encoding" }) {
+            deadlines.waitForBody(connection, socket: CMicroHTTPD_socket(connection))
+        } else {
+            deadlines.arrived(connection)
+        }
         if let refusal = buffer.refusal ?? framing.refusal {
             let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
             server.notify(.refused(status: refusal.status, reason: refusal.reason, client: clientAddress(connection)))
@@ -96,6 +111,7 @@ func httpAccessHandler(
         return .YES
     }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    server.deadlines.arrived(connection)  // the whole request is in
     if let later = buffer.later {
         // Resumed: the later answer was sent.
         buffer.later = nil

@@ -26,6 +26,9 @@ public final class HTTPServer: @unchecked Sendable {
         /// answer: libmicrohttpd's idle timer restarts at every byte, so a client sending a header
         /// line now and then would otherwise hold its connection for ever.
         public var headerTimeoutSeconds = 30
+        /// Seconds a request's body may take once its headers are in (a 1 MB body over a slow
+        /// mobile link fits well within the default).
+        public var bodyTimeoutSeconds = 60
         public var maxConnections = 1024
         /// Open connections from one client address at most; 0 for none (behind a reverse proxy,
         /// every client has the proxy's address).
@@ -65,7 +68,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Set by `shutdown`: requests that start now are answered 503 and their connection closed.
     let draining = Atomic<Bool>(false)
     let waiting = WaitingAnswers()
-    let deadlines: HeaderDeadlines
+    let deadlines: RequestDeadlines
     /// libmicrohttpd's daemon, until stopped (its handle may be stopped from any thread).
     private struct Daemon: @unchecked Sendable { let handle: OpaquePointer }
     private let daemon = Locked<Daemon?>(nil)
@@ -92,7 +95,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.notify = notify
         logger = .allocate(capacity: 1)
         self.limits = limits
-        deadlines = HeaderDeadlines(limit: .seconds(limits.headerTimeoutSeconds))
+        deadlines = RequestDeadlines(limit: .seconds(limits.headerTimeoutSeconds), bodyLimit: .seconds(limits.bodyTimeoutSeconds))
         let maxBody = limits.maxBodySize
         self.oversized = oversized ?? { _ in .error(413, "the request body is over \(maxBody) bytes") }
         let context = Unmanaged.passUnretained(self).toOpaque()

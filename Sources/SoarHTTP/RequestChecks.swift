@@ -29,14 +29,32 @@ enum RequestChecks {
         return nil
     }
 
+    /// Whether `bytes` begin with `HTTP/` (a request line's version, read up to its first mismatch).
+    static func startsWithVersion(_ bytes: UnsafePointer<UInt8>) -> Bool {
+        for (offset, expected) in "HTTP/".utf8.enumerated() where bytes[offset] != expected { return false }
+        return true
+    }
+
     /// RFC 9112 §6.3 on a request's framing: `Content-Length` values that differ are a 400 (the
     /// first would frame the body and the rest be read as another request); with
     /// `Transfer-Encoding` too, the latter frames it and the connection closes after the answer.
+    /// A field name with white space in it (`Content-Length : 3`) is a 400 too (§5.1), as are a
+    /// length that is not digits and a transfer coding other than `chunked` (501, which a server
+    /// answers for a coding it does not implement).
     static func framing(headers: [(String, String)]) -> (refusal: Refusal?, closeAfter: Bool) {
+        if let name = headers.first(where: { $0.0.contains { $0 == " " || $0 == "\t" } })?.0 {
+            return (Refusal(status: 400, reason: "the header \"\(name)\" has white space in its name"), true)
+        }
         let lengths = headers.filter { $0.0.lowercased() == "content-length" }
-            .flatMap { $0.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            .flatMap { $0.1.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
+        if lengths.contains(where: { $0.isEmpty || !$0.utf8.allSatisfy { (48...57).contains($0) } }) {
+            return (Refusal(status: 400, reason: "the request's Content-Length is not a number"), true)
+        }
         if Set(lengths).count > 1 { return (Refusal(status: 400, reason: "the request has Content-Length values that differ"), true) }
-        let chunked = headers.contains { $0.0.lowercased() == "transfer-encoding" }
-        return (nil, chunked && !lengths.isEmpty)
+        let codings = headers.filter { $0.0.lowercased() == "transfer-encoding" }.map { $0.1.trimmingCharacters(in: .whitespaces).lowercased() }
+        if codings.contains(where: { $0 != "chunked" }) {
+            return (Refusal(status: 501, reason: "the transfer coding \"\(codings.joined(separator: ", "))\" is not supported; send chunked or a Content-Length"), true)
+        }
+        return (nil, !codings.isEmpty && !lengths.isEmpty)
     }
 }

@@ -15,9 +15,9 @@ public final class Server: Sendable {
         public var tls: HTTPServer.TLS?
         public var authLimits = AuthService.Limits()
         public var passwordHasher: any PasswordHashing = PasswordHasher()
-        /// Whether `/metrics` answers without the service_role key; nil: only when listening on
-        /// loopback (127.0.0.0/8, ::1, localhost).
-        public var publicMetrics: Bool?
+        /// Whether `/metrics` answers without the service_role key: a reverse proxy on the same
+        /// machine would otherwise publish it to anyone, so it is off unless asked for.
+        public var publicMetrics = false
         /// Sign in with Apple (identity tokens for these app ids), or off.
         public var apple: AppleSignIn?
         /// Where mailed links may lead (`GOTRUE_SITE_URL`, `GOTRUE_URI_ALLOW_LIST`); nil: the API URL.
@@ -56,7 +56,9 @@ public final class Server: Sendable {
         self.store = store
         self.keys = keys
         self.logger = logger
-        hostForURL = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        // Listening on every address, the URL names one a phone on the network can reach.
+        let reachable = ["0.0.0.0", "::"].contains(configuration.host) ? LANAddress.first() ?? configuration.host : configuration.host
+        hostForURL = reachable.contains(":") ? "[\(reachable)]" : reachable
         scheme = configuration.tls == nil ? "http" : "https"
         // Listening first, so the token issuer names the bound port; requests get 503 until `box` is set.
         let box = HandlerBox()
@@ -109,14 +111,12 @@ public final class Server: Sendable {
         let metrics = self.metrics
         let pushService = self.push
         router.add(["GET"], "/health") { _ throws(ServerError) in health.check() }
-        // Public on loopback only: bound anywhere else, the service_role key is asked for.
-        let loopback = configuration.publicMetrics
-            ?? (configuration.host.hasPrefix("127.") || ["::1", "localhost"].contains(configuration.host))
+        let open = configuration.publicMetrics
         router.add(["GET"], "/metrics") { exchange throws(ServerError) in
             var caller = exchange
-            if !loopback { try? gateway.admit(&caller, apiKeyOptional: true) }
-            if !loopback && caller.access.role != .serviceRole {
-                throw .gateway(401, "/metrics needs the service_role key when the server listens beyond loopback", code: "401")
+            if !open { try? gateway.admit(&caller, apiKeyOptional: true) }
+            if !open && caller.access.role != .serviceRole {
+                throw .gateway(401, "/metrics needs the service_role key (or soar serve --public-metrics where the port is private)", code: "401")
             }
             return HTTPResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4")], body: Data((metrics.text + pushService.metricsText).utf8))
         }

@@ -146,7 +146,8 @@ final class RawSocket {
 
     deinit { close(descriptor) }
 
-    func send(_ text: String) { _ = text.utf8CString.withUnsafeBufferPointer { Glibc.send(descriptor, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) } }
+    func send(_ text: String) { send(Array(text.utf8)) }
+    func send(_ bytes: [UInt8]) { _ = bytes.withUnsafeBufferPointer { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
 
     /// Everything until the server closes the stream (``ended``), or what came by the timeout.
     func readAll(timeout: TimeInterval) -> String {
@@ -183,10 +184,11 @@ final class RawSocket {
         #expect(try await fixture.call("GET", "/rest/v1/todos", bearer: user.token).status == 200)
     }
 
-    @Test func metricsNeedTheServiceKeyBeyondLoopback() async throws {
-        let open = try ServerFixture()
-        #expect(try await open.call("GET", "/metrics", headers: ["apikey": ""]).status == 200, "loopback: open, as before")
-        let guarded = try ServerFixture { $0.publicMetrics = false }
+    /// Even on loopback: a reverse proxy on the same machine would publish it.
+    @Test func metricsNeedTheServiceKeyUnlessMadePublic() async throws {
+        let open = try ServerFixture { $0.publicMetrics = true }
+        #expect(try await open.call("GET", "/metrics", headers: ["apikey": ""]).status == 200, "--public-metrics")
+        let guarded = try ServerFixture()
         #expect(try await guarded.call("GET", "/metrics", headers: ["apikey": ""]).status == 401)
         #expect(try await guarded.call("GET", "/metrics").status == 401, "the anon key is not enough")
         #expect(try await guarded.call("GET", "/metrics", bearer: guarded.serviceKey, headers: ["apikey": guarded.serviceKey]).status == 200)
@@ -213,5 +215,43 @@ final class RawSocket {
         let unknown = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"nobody@example.com","password":"not-it-at-all"}"#)
         #expect(wrong.status == 400 && unknown.status == 400 && wrong.text == unknown.text, "one answer for both")
         #expect(hasher.checked.withLock { $0 } == [1000, 1000], "one full verification each")
+    }
+}
+
+/// What a second attack run found past the first fixes.
+@Suite(.timeLimit(.minutes(5))) struct HTTPDefenceFollowUpTests {
+    func port(_ fixture: ServerFixture) throws -> UInt16 { try #require(UInt16(fixture.url.split(separator: ":").last ?? "")) }
+
+    func exchange(_ fixture: ServerFixture, _ bytes: [UInt8]) throws -> (text: String, ended: Bool) {
+        let socket = try RawSocket(port: try port(fixture))
+        socket.send(bytes)
+        let text = socket.readAll(timeout: 5)
+        return (text, socket.ended)
+    }
+
+    @Test func rawNULBytesManyParametersAndUnknownCodingsAreAnswered() throws {
+        let fixture = try ServerFixture()
+        let nul = try exchange(fixture, Array("GET /auth/v1/settings".utf8) + [0] + Array("/../admin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        #expect(nul.text.hasPrefix("HTTP/1.1 400"), "\(nul.text)")
+        for count in [500, 3000] {
+            let query = Array(repeating: "a", count: count).joined(separator: "&")
+            let many = try exchange(fixture, Array("GET /health?\(query) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+            #expect(many.text.hasPrefix("HTTP/1.1 414"), "\(count) parameters: \(many.text.prefix(60))")
+        }
+        for coding in ["identity", "gzip, chunked", "xchunked"] {
+            let answer = try exchange(fixture, Array("POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: \(coding)\r\n\r\nabc".utf8))
+            #expect(answer.text.hasPrefix("HTTP/1.1 501") && answer.ended, "\(coding): \(answer.text.prefix(60))")
+        }
+        let spaced = try exchange(fixture, Array("POST /health HTTP/1.1\r\nHost: x\r\nContent-Length : 3\r\n\r\nabcGET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(spaced.text.hasPrefix("HTTP/1.1 400") && spaced.text.components(separatedBy: "HTTP/1.1 ").count == 2 && spaced.ended, "\(spaced.text)")
+    }
+
+    @Test func aBodySentAByteAtATimeIsCutOff() throws {
+        let fixture = try ServerFixture { $0.limits.bodyTimeoutSeconds = 1 }
+        let socket = try RawSocket(port: try port(fixture))
+        socket.send("POST /auth/v1/signup HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nx")
+        // Bounded by a timeout well past the deadline: the server ends the stream first.
+        #expect(socket.readAll(timeout: 10).isEmpty)
+        #expect(socket.ended)
     }
 }

@@ -80,7 +80,7 @@ import Testing
         #expect(summary["reasons"] == ["BadDeviceToken": 1, "Unregistered": 1])
         let left = try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey])
         #expect(left.rows.map { $0["token"] } == [.string(Self.token(2))])
-        let metrics = try await fixture.call("GET", "/metrics").text
+        let metrics = try await fixture.call("GET", "/metrics", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey]).text
         for line in [
             #"soar_push_notifications_total{outcome="failed",reason="BadDeviceToken"} 1"#, #"soar_push_notifications_total{outcome="delivered",reason=""} 1"#,
             "soar_push_rows_removed_total 2", "soar_push_queue_depth 0", "soar_push_send_duration_seconds_count 3",

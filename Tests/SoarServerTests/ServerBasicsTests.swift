@@ -13,7 +13,7 @@ import Testing
         #expect(health.status == 200 && health.object["store"] == "ok")
         _ = try await fixture.call("GET", "/rest/v1/todos")
         _ = try await fixture.call("GET", "/rest/v1/nope")
-        let metrics = try await fixture.call("GET", "/metrics", headers: ["apikey": ""]).text
+        let metrics = try await fixture.call("GET", "/metrics", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey]).text
         #expect(metrics.contains(#"soar_http_requests_total{route="/rest/v1/{table}",status="200"} 1"#))
         #expect(metrics.contains(#"soar_http_requests_total{route="/rest/v1/{table}",status="404"} 1"#))
         #expect(metrics.contains("soar_http_request_duration_seconds_bucket"))

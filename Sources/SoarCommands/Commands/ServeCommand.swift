@@ -23,6 +23,8 @@ struct ServeCommand: Command {
         Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
         Option("--max-connections-per-ip", value: "N", help: "Open connections one client address may hold (default 256; 0: no limit, behind a proxy)."),
         Option("--header-timeout", value: "SECONDS", help: "Time a request's headers may take to arrive (default 30)."),
+        Option("--body-timeout", value: "SECONDS", help: "Time a request's body may take once its headers are in (default 60)."),
+        Option("--public-metrics", help: "Serve /metrics without the service_role key (only where the port is private)."),
         Option("--synchronous", value: "full|normal", help: "SQLite: full (default) syncs each commit, surviving power loss; normal survives a killed process only, faster on slow disks."),
         Option("--tls-cert", value: "FILE", help: "Serve HTTPS with this PEM certificate chain (with --tls-key)."),
         Option("--tls-key", value: "FILE", help: "The certificate's PEM private key."),
@@ -79,6 +81,8 @@ struct ServeCommand: Command {
         configuration.limits.maxBodySize = try arguments.integer("--max-body", in: 1024...(64 << 20)) ?? (1 << 20)
         configuration.limits.maxConnectionsPerAddress = try arguments.integer("--max-connections-per-ip", in: 0...1_000_000) ?? 256
         configuration.limits.headerTimeoutSeconds = try arguments.integer("--header-timeout", in: 1...3600) ?? 30
+        configuration.limits.bodyTimeoutSeconds = try arguments.integer("--body-timeout", in: 1...3600) ?? 60
+        configuration.publicMetrics = arguments.flag("--public-metrics")
         // As many connections as the descriptor limit (raised to its hard limit) leaves room for.
         configuration.limits.maxConnections = max(64, min(DescriptorLimit.raised() - 256, 100_000))
         configuration.tls = try Self.tls(certificate: arguments.value("--tls-cert"), key: arguments.value("--tls-key"))
