@@ -12,6 +12,8 @@ final class RequestBuffer {
     var tooLarge = false
     /// The connection closes after the answer (a request framed two ways).
     var closeAfter = false
+    /// The request's headers as they came (repeated names kept), read once when they arrived.
+    var headers: [(String, String)] = []
     /// Set while the connection is suspended waiting for the handler's later answer.
     var later: LaterAnswer?
 }
@@ -85,6 +87,7 @@ func httpAccessHandler(
         buffer.started = true
         let deadlines = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines
         let headers = allValues(connection, .HEADER_KIND)
+        buffer.headers = headers
         let framing = RequestChecks.framing(headers: headers)
         let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1.trimmingCharacters(in: .whitespaces)) } ?? 0
         if length > 0 || headers.contains(where: { $0.0.lowercased() == "transfer-encoding" }) {
@@ -127,9 +130,7 @@ func httpAccessHandler(
     let values = KeyValues()
     withExtendedLifetime(values) {
         let collector = Unmanaged.passUnretained(values).toOpaque()
-        MHD_get_connection_values(connection, .HEADER_KIND, collectKeyValue, collector)
-        request.headers = values.pairs.reduce(into: [:]) { $0[$1.0.lowercased()] = $1.1 }
-        values.pairs.removeAll()
+        request.headers = buffer.headers.reduce(into: [:]) { $0[$1.0.lowercased()] = $1.1 }
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectKeyValue, collector)
         request.query = values.pairs.map { (name: $0.0, value: $0.1) }
     }
