@@ -52,6 +52,41 @@ import Testing
         return try JSONValue.read(data)
     }
 
+    /// The code a mail to `email` carries, read from the development mailbox.
+    static func mailedCode(_ served: Served, to email: String) async throws -> String {
+        let mails = try await get(served.url.absoluteString + "/auth/v1/mailbox", key: served.service)
+        let text = mails.arrayValue?.last { $0.objectValue?["to"] == .string(email) }?.objectValue?["text"]?.stringValue ?? ""
+        return try #require(text.firstMatch(of: /\b(\d{6})\b/).map { String($0.1) }, "\(mails)")
+    }
+
+    @Test func codesRecoveryAndTheirFriendlyErrors() async throws {
+        let dir = TemporaryDirectory("soar-client-e2e")
+        let served = try Self.serve(dir, ["--port", "0"])
+        let client = SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore())
+        let email = Self.email()
+        try await client.auth.sendSignInCode(email: email)
+        let code = try await Self.mailedCode(served, to: email)
+        let session = try await client.auth.verify(email: email, code: code)
+        #expect(session.user.email == email)
+        // Used once: the second time reads as an expired code, in words a user acts on.
+        let again = await #expect(throws: AppError.self) { try await client.auth.verify(email: email, code: code) }
+        #expect(again?.message.contains("expired or was already used") == true, "\(String(describing: again))")
+        let unknown = await #expect(throws: AppError.self) { try await client.auth.sendSignInCode(email: Self.email(), createUser: false) }
+        #expect(unknown?.message == "No account uses that email address.", "\(String(describing: unknown))")
+
+        // Recovery: the mailed code signs in, the new password works.
+        let owner = Self.email()
+        try await SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore()).auth.signUp(email: owner, password: "first-password")
+        let recovering = SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore())
+        try await recovering.auth.sendPasswordRecovery(email: owner)
+        let recovered = try await recovering.auth.verify(email: owner, code: try await Self.mailedCode(served, to: owner), type: .recovery)
+        #expect(recovered.user.email == owner)
+        // Without the app's ids, Sign in with Apple is off, and says so.
+        let apple = await #expect(throws: AppError.self) { try await client.auth.signInWithApple(idToken: "x.y.z", nonce: nil) }
+        #expect(apple?.message == "This way of signing in is turned off for this app.", "\(String(describing: apple))")
+        #expect(served.process.stop() == 0)
+    }
+
     @Test func theAppsPushPipelineFromSignUpToSignOut() async throws {
         let dir = TemporaryDirectory("soar-client-e2e")
         let served = try Self.serve(dir, ["--port", "0", "--with-emulator", "--emulator-port", "0", "--emulator-dir", dir.path + "/emulator"])

@@ -67,6 +67,41 @@ public actor AuthClient {
         try await begin(Backend.Request(method: "POST", path: "auth/v1/signup", body: Data("{}".utf8)))
     }
 
+    /// Mails a sign-in link and a 6-digit code to `email` (the account is made on first use,
+    /// unless `createUser` is false); ``verify(email:code:type:)`` takes the code.
+    public func sendSignInCode(email: String, createUser: Bool = true) async throws(AppError) {
+        let body = (try? JSONSerialization.data(withJSONObject: ["email": email, "create_user": createUser], options: [.sortedKeys])) ?? Data()
+        _ = try await backend.send(Backend.Request(method: "POST", path: "auth/v1/otp", body: body), bearer: nil)
+    }
+
+    /// Mails a password-recovery code to `email`; ``verify(email:code:type:)`` with `.recovery`
+    /// signs the user in to set a new password. An unknown address is answered the same.
+    public func sendPasswordRecovery(email: String) async throws(AppError) {
+        _ = try await backend.send(Backend.Request(method: "POST", path: "auth/v1/recover", body: Self.json(["email": email])), bearer: nil)
+    }
+
+    /// What a mailed code was for.
+    public enum CodeType: String, Sendable {
+        case email, recovery
+    }
+
+    /// Signs in with a mailed 6-digit code (once, within the hour).
+    @discardableResult
+    public func verify(email: String, code: String, type: CodeType = .email) async throws(AppError) -> Session {
+        try await begin(Backend.Request(
+            method: "POST", path: "auth/v1/verify", body: Self.json(["email": email, "token": code, "type": type.rawValue])))
+    }
+
+    /// Signs in with Apple: the identity token `ASAuthorizationAppleIDCredential` gave, and the
+    /// raw nonce whose SHA-256 the request to Apple carried (nil when it carried none).
+    @discardableResult
+    public func signInWithApple(idToken: String, nonce: String?) async throws(AppError) -> Session {
+        var fields = ["provider": "apple", "id_token": idToken]
+        if let nonce { fields["nonce"] = nonce }
+        return try await begin(Backend.Request(
+            method: "POST", path: "auth/v1/token", query: [URLQueryItem(name: "grant_type", value: "id_token")], body: Self.json(fields)))
+    }
+
     /// Signs out: the server revokes this session's refresh tokens when it can be reached; the
     /// local session is gone either way.
     public func signOut() async {

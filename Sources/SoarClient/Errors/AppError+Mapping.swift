@@ -77,6 +77,13 @@ extension AppError {
         "over_request_rate_limit": (.rateLimited, Messages.rateLimited),
         "over_email_send_rate_limit": (.rateLimited, "Too many emails sent. Wait a few minutes and try again."),
         "signup_disabled": (.validation, "Sign-ups are turned off for this app."),
+        "otp_expired": (.authentication, "That code or link has expired or was already used. Ask for a new one."),
+        "otp_disabled": (.notFound, "No account uses that email address."),
+        "provider_disabled": (.validation, "This way of signing in is turned off for this app."),
+        "invalid_request": (.authentication, "Sign in with Apple did not work. Please try again."),
+        "bad_code_verifier": (.authentication, "That sign-in link was opened on another device. Ask for a new one here."),
+        "flow_state_not_found": (.authentication, "That code or link has expired or was already used. Ask for a new one."),
+        "flow_state_expired": (.authentication, "That code or link has expired or was already used. Ask for a new one."),
     ]
 }
 
