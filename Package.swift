@@ -23,6 +23,7 @@ let package = Package(
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
         systemLibrary("CPostgres", pkgConfig: "libpq", apt: ["libpq-dev"]),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
+        systemLibrary("CQREncode", pkgConfig: "libqrencode", apt: ["libqrencode-dev"]),
         // No pkg-config file ships with libpg-query-dev: the module map links it by name.
         .systemLibrary(name: "CPgQuery", providers: [.apt(["libpg-query-dev"])]),
         .systemLibrary(name: "CLinux"),
@@ -41,7 +42,7 @@ let package = Package(
         // The app's schema: its SQL migrations parsed by Postgres's parser, and translated for SQLite.
         .target(name: "SoarSchema", dependencies: ["SoarCore", "SoarCrypto", "CPgQuery"]),
         .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CPostgres", "SoarMigrations", "SoarSchema"]),
-        .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore"]),
+        .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore", "CQREncode"]),
         .target(name: "SoarPush", dependencies: ["SoarCore", "SoarAPNs", "SoarStore"]),
         .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarServer", "SoarClient"]),
@@ -61,7 +62,7 @@ let package = Package(
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarCrypto", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery"]
+            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery", "CQREncode"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -26,6 +26,7 @@ public enum Migrations {
         File(name: "0013_device_moves.sql", bytes: PackageResources._013_device_moves_sql),
         File(name: "0014_identities.sql", bytes: PackageResources._014_identities_sql),
         File(name: "0015_email_flows.sql", bytes: PackageResources._015_email_flows_sql),
+        File(name: "0016_mfa.sql", bytes: PackageResources._016_mfa_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
@@ -41,6 +42,7 @@ public enum Migrations {
         File(name: "0008_device_moves.sql", bytes: PackageResources._008_device_moves_sql),
         File(name: "0009_identities.sql", bytes: PackageResources._009_identities_sql),
         File(name: "0010_email_flows.sql", bytes: PackageResources._010_email_flows_sql),
+        File(name: "0011_mfa.sql", bytes: PackageResources._011_mfa_sql),
     ]
 }
 

@@ -182,7 +182,10 @@ public final class AuthService: Sendable {
         case .liveSuccessor(let user, let session, let generation): (userID, sessionID, live) = (user, session, successors[generation])
         }
         guard let user = try lookup({ () throws(StoreError) in try store.user(id: userID) }) else { throw .refreshTokenNotFound }
-        return try session(for: user, sessionID: sessionID, refreshToken: live, method: "token_refresh")
+        // A session that passed a second factor keeps its level across refreshes.
+        let aal: String
+        do { aal = try store.sessionAAL(sessionID) ?? "aal1" } catch { throw .storeFailed(error) }
+        return try session(for: user, sessionID: sessionID, refreshToken: live, method: "token_refresh", aal: aal)
     }
 
     /// The token's successor, that one's, and so on (``refreshGenerations`` of them). Each is derived
@@ -282,23 +285,24 @@ public final class AuthService: Sendable {
 
     // MARK: helpers
 
-    func startSession(for user: AuthUser, method: String) throws(AuthError) -> AuthSession {
+    func startSession(for user: AuthUser, method: String, aal: String = "aal1") throws(AuthError) -> AuthSession {
         let refreshToken = try Self.newRefreshToken()
         let sessionID = RandomUUID.lowercase()
         let time = Timestamp.postgres(now())
         do {
-            try store.createSession(id: sessionID, userID: user.id, refreshTokenHash: Self.hash(refreshToken), now: time)
+            try store.createSession(id: sessionID, userID: user.id, refreshTokenHash: Self.hash(refreshToken), now: time, aal: aal)
         } catch {
             throw .storeFailed(error)
         }
         var user = user
         user.lastSignInAt = time
-        return try session(for: user, sessionID: sessionID, refreshToken: refreshToken, method: method)
+        return try session(for: user, sessionID: sessionID, refreshToken: refreshToken, method: method, aal: aal)
     }
 
-    private func session(for user: AuthUser, sessionID: String, refreshToken: String, method: String) throws(AuthError) -> AuthSession {
-        let (token, expiresAt) = try tokens.accessToken(for: user, sessionID: sessionID, method: method, now: now())
-        return AuthSession(accessToken: token, refreshToken: refreshToken, expiresIn: tokens.lifetime, expiresAt: expiresAt, user: user)
+    private func session(for user: AuthUser, sessionID: String, refreshToken: String, method: String, aal: String = "aal1") throws(AuthError) -> AuthSession {
+        let (token, expiresAt) = try tokens.accessToken(for: user, sessionID: sessionID, method: method, aal: aal, now: now())
+        return AuthSession(
+            accessToken: token, refreshToken: refreshToken, expiresIn: tokens.lifetime, expiresAt: expiresAt, user: user, factors: try factorsOf(user.id))
     }
 
     func checkStrength(_ password: String) throws(AuthError) {

@@ -8,12 +8,25 @@ public struct AuthSession: Sendable {
     public let expiresIn: Int
     public let expiresAt: Int
     public let user: AuthUser
+    /// The user's second factors (GoTrue lists them with the user: clients read the next level from them).
+    public var factors: [MFAFactor] = []
+
+    public init(accessToken: String, refreshToken: String, expiresIn: Int, expiresAt: Int, user: AuthUser, factors: [MFAFactor] = []) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+        self.expiresAt = expiresAt
+        self.user = user
+        self.factors = factors
+    }
 
     /// GoTrue's session object: every field supabase-py, -js and -swift require.
     public var json: JSONValue {
-        [
+        var person = user.json.objectValue ?? [:]
+        if !factors.isEmpty { person["factors"] = .array(factors.map(\.json)) }
+        return [
             "access_token": .string(accessToken), "token_type": "bearer", "expires_in": .int(expiresIn),
-            "expires_at": .int(expiresAt), "refresh_token": .string(refreshToken), "user": user.json,
+            "expires_at": .int(expiresAt), "refresh_token": .string(refreshToken), "user": .object(person),
         ]
     }
 }

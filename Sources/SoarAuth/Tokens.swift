@@ -86,20 +86,21 @@ public struct Tokens: Sendable {
         guard let parsed = Access.Role(rawValue: role) else { throw .unknownRole(role) }
         if parsed == .authenticated {
             guard let sub = claims["sub"]?.stringValue, RandomUUID.parse(sub) != nil else { throw .malformed("sub is not a user id") }
-            return VerifiedToken(access: .user(sub.lowercased()), sessionID: claims["session_id"]?.stringValue, claims: claims)
+            let aal = claims["aal"]?.stringValue == "aal2" ? "aal2" : "aal1"
+            return VerifiedToken(access: Access(role: .authenticated, userID: sub.lowercased(), aal: aal), sessionID: claims["session_id"]?.stringValue, claims: claims)
         }
         return VerifiedToken(access: Access(role: parsed), sessionID: nil, claims: claims)
     }
 
     /// An access token for `user` in `sessionID`, with the claims Supabase puts in one.
-    public func accessToken(for user: AuthUser, sessionID: String, method: String, now: Date) throws(AuthError) -> (token: String, expiresAt: Int) {
+    public func accessToken(for user: AuthUser, sessionID: String, method: String, aal: String = "aal1", now: Date) throws(AuthError) -> (token: String, expiresAt: Int) {
         let issued = Int(now.timeIntervalSince1970)
         let claims: [String: JSONValue] = [
             "iss": .string(issuer), "sub": .string(user.id), "aud": .string(user.aud), "role": .string(user.role),
             "exp": .int(issued + lifetime), "iat": .int(issued),
             "email": .string(user.email ?? ""), "phone": .string(user.phone ?? ""),
             "app_metadata": .object(user.appMetadata), "user_metadata": .object(user.userMetadata),
-            "aal": "aal1", "amr": [["method": .string(method), "timestamp": .int(issued)]],
+            "aal": .string(aal), "amr": [["method": .string(method), "timestamp": .int(issued)]],
             "session_id": .string(sessionID), "is_anonymous": .bool(user.isAnonymous),
         ]
         do {

@@ -5,14 +5,23 @@ import Foundation
 ///
 /// - Throws: ``OpenSSLError`` if OpenSSL cannot compute it.
 public func hmacSHA256(key: Data, message: Data) throws(OpenSSLError) -> Data {
-    var out = [UInt8](repeating: 0, count: 32)
-    var length: UInt32 = 32
+    try hmac(EVP_sha256(), 32, key: key, message: message)
+}
+
+/// HMAC-SHA1, what TOTP codes (RFC 6238) are made from.
+public func hmacSHA1(key: Data, message: Data) throws(OpenSSLError) -> Data {
+    try hmac(EVP_sha1(), 20, key: key, message: message)
+}
+
+private func hmac(_ digest: OpaquePointer?, _ size: Int, key: Data, message: Data) throws(OpenSSLError) -> Data {
+    var out = [UInt8](repeating: 0, count: size)
+    var length = UInt32(size)
     let result = key.withUnsafeBytes { k in
         message.withUnsafeBytes { m in
-            HMAC(EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count, &out, &length)
+            HMAC(digest, k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count, &out, &length)
         }
     }
-    guard result != nil, length == 32 else { throw OpenSSLError("HMAC") }
+    guard result != nil, Int(length) == size else { throw OpenSSLError("HMAC") }
     return Data(out)
 }
 

@@ -8,10 +8,14 @@ public struct Access: Sendable, Equatable {
 
     public let role: Role
     public let userID: String?
+    /// The authenticator assurance level of the token (`aal1`; `aal2` after a second factor),
+    /// what `auth.jwt() ->> 'aal'` answers in a policy.
+    public let aal: String
 
-    public init(role: Role, userID: String? = nil) {
+    public init(role: Role, userID: String? = nil, aal: String = "aal1") {
         self.role = role
         self.userID = userID
+        self.aal = aal
     }
 
     public static let anon = Access(role: .anon)

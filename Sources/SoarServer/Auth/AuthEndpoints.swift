@@ -20,6 +20,7 @@ struct AuthEndpoints: Sendable {
             .json(200, ["version": .string(version), "name": "GoTrue", "description": "Soar's GoTrue-compatible auth"])
         }
         EmailEndpoints(auth: auth, gateway: gateway).register(in: &router)
+        MFAEndpoints(auth: auth, gateway: gateway).register(in: &router)
         let admin = AdminEndpoints(auth: auth, gateway: gateway)
         router.add(["GET", "POST"], "/auth/v1/admin/users") { exchange throws(ServerError) in try admin.users(exchange) }
         router.add(["GET", "PUT", "DELETE"], "/auth/v1/admin/users/{id}") { exchange throws(ServerError) in try admin.user(exchange) }
@@ -78,7 +79,11 @@ struct AuthEndpoints: Sendable {
         try gateway.requireAPIKey(exchange)
         do {
             let (user, session) = try auth.authenticate(gateway.bearer(exchange))
-            guard exchange.request.method == "PUT" else { return .json(200, user.json) }
+            guard exchange.request.method == "PUT" else {
+                var json = user.json.objectValue ?? [:]
+                json["factors"] = .array(try auth.factorsOf(user.id).map(\.json))
+                return .json(200, .object(json))
+            }
             let body = try Self.object(exchange)
             let password = try Self.string(body, "password")
             let updated = try auth.update(

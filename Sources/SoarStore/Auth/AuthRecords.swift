@@ -89,6 +89,31 @@ public struct FlowState: Sendable, Equatable {
     }
 }
 
+/// A second factor (TOTP), as GoTrue keeps one.
+public struct MFAFactor: Sendable, Equatable {
+    public var id: String
+    public var userID: String
+    public var friendlyName: String?
+    public var type: String
+    /// `unverified` until a code from it was verified once, then `verified`.
+    public var status: String
+    /// The TOTP secret, base32.
+    public var secret: String
+    public var createdAt: String
+    public var updatedAt: String
+
+    public init(id: String, userID: String, friendlyName: String?, type: String, status: String, secret: String, createdAt: String, updatedAt: String) {
+        self.id = id
+        self.userID = userID
+        self.friendlyName = friendlyName
+        self.type = type
+        self.status = status
+        self.secret = secret
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
 /// A mail kept in the development mailbox.
 public struct Mail: Sendable, Equatable {
     public var to: String
@@ -144,7 +169,17 @@ public protocol AuthStore: Sendable {
     func users(offset: Int, limit: Int) throws(StoreError) -> (users: [AuthUser], total: Int)
 
     /// Opens a session with its first refresh token.
-    func createSession(id: String, userID: String, refreshTokenHash: String, now: String) throws(StoreError)
+    func createSession(id: String, userID: String, refreshTokenHash: String, now: String, aal: String) throws(StoreError)
+    /// A session's assurance level (`aal1`, or `aal2` after a second factor), nil when it is gone.
+    func sessionAAL(_ id: String) throws(StoreError) -> String?
+
+    func createFactor(_ factor: MFAFactor) throws(StoreError)
+    func factors(userID: String) throws(StoreError) -> [MFAFactor]
+    func setFactorStatus(id: String, status: String, now: String) throws(StoreError)
+    func deleteFactor(id: String) throws(StoreError)
+    func createChallenge(id: String, factorID: String, now: String) throws(StoreError)
+    /// Takes (and removes) a challenge: each is verified once. Its factor and when it was made.
+    func takeChallenge(id: String) throws(StoreError) -> (factorID: String, createdAt: String)?
     func sessionExists(_ id: String) throws(StoreError) -> Bool
     /// Ends sessions: one (`local`), all of the user's (`global`), or all but one (`others`).
     func deleteSessions(userID: String, only: String?, except: String?) throws(StoreError)
@@ -155,6 +190,9 @@ public protocol AuthStore: Sendable {
 
 extension AuthStore {
     public func createUser(_ user: AuthUser) throws(StoreError) { try createUser(user, identity: nil) }
+    public func createSession(id: String, userID: String, refreshTokenHash: String, now: String) throws(StoreError) {
+        try createSession(id: id, userID: userID, refreshTokenHash: refreshTokenHash, now: now, aal: "aal1")
+    }
 }
 
 /// How many successors a refresh looks through for the live one: more rotations than this within

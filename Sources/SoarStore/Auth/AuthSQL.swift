@@ -109,12 +109,57 @@ struct AuthSQL {
         return (rows.map(Self.user), total ?? rows.count)
     }
 
-    func createSession(id: String, userID: String, refreshTokenHash: String, now: String, on connection: some SQLConnection) throws(StoreError) {
-        try connection.rows("INSERT INTO \(sessions) (id, user_id, created_at, updated_at) VALUES ($1, $2, $3, $3)", [.text(id), .text(userID), .text(now)])
+    func createSession(id: String, userID: String, refreshTokenHash: String, now: String, aal: String, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows("INSERT INTO \(sessions) (id, user_id, created_at, updated_at, aal) VALUES ($1, $2, $3, $3, $4)", [.text(id), .text(userID), .text(now), .text(aal)])
         try connection.rows(
             "INSERT INTO \(refreshTokens) (token_hash, session_id, user_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)",
             [.text(refreshTokenHash), .text(id), .text(userID), .text(now)])
         try connection.rows("UPDATE \(users) SET last_sign_in_at = $2 WHERE id = $1", [.text(userID), .text(now)])
+    }
+
+    func sessionAAL(_ id: String, on connection: some SQLConnection) throws(StoreError) -> String? {
+        try connection.rows("SELECT aal FROM \(sessions) WHERE id = $1", [.text(id)]).first?.first?.text
+    }
+
+    private var factorsTable: String { table("mfa_factors") }
+    private var challenges: String { table("mfa_challenges") }
+
+    func createFactor(_ factor: MFAFactor, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows(
+            "INSERT INTO \(factorsTable) (id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            [.text(factor.id), .text(factor.userID), factor.friendlyName.map { .text($0) } ?? .null, .text(factor.type), .text(factor.status),
+             .text(factor.secret), .text(factor.createdAt), .text(factor.updatedAt)])
+    }
+
+    func factors(userID: String, on connection: some SQLConnection) throws(StoreError) -> [MFAFactor] {
+        try connection.rows(
+            "SELECT id, user_id, friendly_name, factor_type, status, secret, created_at, updated_at FROM \(factorsTable) WHERE user_id = $1 ORDER BY created_at, id",
+            [.text(userID)]
+        ).map { row in
+            func time(_ value: SQLValue) -> String { value.text.map { Timestamp.parse($0).map(Timestamp.postgres) ?? $0 } ?? "" }
+            return MFAFactor(
+                id: row[0].text ?? "", userID: row[1].text ?? "", friendlyName: row[2].text, type: row[3].text ?? "", status: row[4].text ?? "",
+                secret: row[5].text ?? "", createdAt: time(row[6]), updatedAt: time(row[7]))
+        }
+    }
+
+    func setFactorStatus(id: String, status: String, now: String, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows("UPDATE \(factorsTable) SET status = $2, updated_at = $3 WHERE id = $1", [.text(id), .text(status), .text(now)])
+    }
+
+    func deleteFactor(id: String, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows("DELETE FROM \(factorsTable) WHERE id = $1", [.text(id)])
+    }
+
+    func createChallenge(id: String, factorID: String, now: String, on connection: some SQLConnection) throws(StoreError) {
+        try connection.rows("INSERT INTO \(challenges) (id, factor_id, created_at) VALUES ($1, $2, $3)", [.text(id), .text(factorID), .text(now)])
+    }
+
+    func takeChallenge(id: String, on connection: some SQLConnection) throws(StoreError) -> (factorID: String, createdAt: String)? {
+        guard let row = try connection.rows("DELETE FROM \(challenges) WHERE id = $1 RETURNING factor_id, created_at", [.text(id)]).first,
+            let factor = row[0].text, let created = row[1].text
+        else { return nil }
+        return (factor, Timestamp.parse(created).map(Timestamp.postgres) ?? created)
     }
 
     func sessionExists(_ id: String, on connection: some SQLConnection) throws(StoreError) -> Bool {

@@ -115,7 +115,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
         as access: Access, _ statements: [SQLStatement], accept: ((([PGConnection.Answer]) throws(StoreError) -> Void))? = nil
     ) throws(StoreError) -> [PGConnection.Answer] {
         let role = SQLValue.text(access.role.rawValue)
-        let claims = JSONValue.object(["role": .string(access.role.rawValue), "sub": access.userID.map(JSONValue.string) ?? .null])
+        let claims = JSONValue.object(["role": .string(access.role.rawValue), "sub": access.userID.map(JSONValue.string) ?? .null, "aal": .string(access.aal)])
         let begin = [
             SQLStatement(text: "BEGIN", parameters: []),
             SQLStatement(

@@ -24,7 +24,7 @@ final class RequestContext {
         self.time = time
     }
     var claims: String {
-        JSONValue.object(["role": .string(role), "sub": access?.userID.map(JSONValue.string) ?? .null, "aal": .string("aal1")]).jsonText
+        JSONValue.object(["role": .string(role), "sub": access?.userID.map(JSONValue.string) ?? .null, "aal": .string(access?.aal ?? "aal1")]).jsonText
     }
 }
 

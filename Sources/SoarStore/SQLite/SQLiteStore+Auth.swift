@@ -42,6 +42,34 @@ extension SQLiteStore {
         try read { connection throws(StoreError) in try Self.auth.mails(limit: limit, on: connection) }
     }
 
+    public func sessionAAL(_ id: String) throws(StoreError) -> String? {
+        return try read { connection throws(StoreError) in try Self.auth.sessionAAL(id, on: connection) }
+    }
+
+    public func createFactor(_ factor: MFAFactor) throws(StoreError) {
+        try write { connection throws(StoreError) in try Self.auth.createFactor(factor, on: connection) }
+    }
+
+    public func factors(userID: String) throws(StoreError) -> [MFAFactor] {
+        try read { connection throws(StoreError) in try Self.auth.factors(userID: userID, on: connection) }
+    }
+
+    public func setFactorStatus(id: String, status: String, now: String) throws(StoreError) {
+        try write { connection throws(StoreError) in try Self.auth.setFactorStatus(id: id, status: status, now: now, on: connection) }
+    }
+
+    public func deleteFactor(id: String) throws(StoreError) {
+        try write { connection throws(StoreError) in try Self.auth.deleteFactor(id: id, on: connection) }
+    }
+
+    public func createChallenge(id: String, factorID: String, now: String) throws(StoreError) {
+        try write { connection throws(StoreError) in try Self.auth.createChallenge(id: id, factorID: factorID, now: now, on: connection) }
+    }
+
+    public func takeChallenge(id: String) throws(StoreError) -> (factorID: String, createdAt: String)? {
+        return try write { connection throws(StoreError) in try Self.auth.takeChallenge(id: id, on: connection) }
+    }
+
     public func user(id: String) throws(StoreError) -> AuthUser? {
         try read { connection throws(StoreError) in try Self.auth.user(id: id, on: connection) }
     }
@@ -63,9 +91,9 @@ extension SQLiteStore {
         try read { connection throws(StoreError) in try Self.auth.users(offset: offset, limit: limit, on: connection) }
     }
 
-    public func createSession(id: String, userID: String, refreshTokenHash: String, now: String) throws(StoreError) {
+    public func createSession(id: String, userID: String, refreshTokenHash: String, now: String, aal: String) throws(StoreError) {
         try write { connection throws(StoreError) in
-            try Self.auth.createSession(id: id, userID: userID, refreshTokenHash: refreshTokenHash, now: now, on: connection)
+            try Self.auth.createSession(id: id, userID: userID, refreshTokenHash: refreshTokenHash, now: now, aal: aal, on: connection)
         }
     }
 
