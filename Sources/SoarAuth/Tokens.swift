@@ -37,14 +37,32 @@ public struct Tokens: Sendable {
     public let secret: Data
     public let issuer: String
     public let lifetime: Int
+    /// Asymmetric signing keys (ES256) by key id: the last private one signs access tokens, every
+    /// one verifies; empty, tokens are HS256 with `secret` (which always verifies the API keys).
+    public let keys: [SigningKey]
     private let verified = VerifiedCache()
     /// The audience of users' tokens (GoTrue's default `aud`); a token naming another is refused.
     public static let audience = "authenticated"
 
-    public init(secret: Data, issuer: String, lifetime: Int = 3600) {
+    public init(secret: Data, issuer: String, lifetime: Int = 3600, keys: [SigningKey] = []) {
         self.secret = secret
         self.issuer = issuer
         self.lifetime = lifetime
+        self.keys = keys
+    }
+
+    /// The key that signs: the last private one.
+    var signer: SigningKey? { keys.last { $0.key.isPrivate } }
+
+    /// The public keys as a JSON Web Key Set (`/auth/v1/.well-known/jwks.json`).
+    public var jwks: JSONValue {
+        .object(["keys": .array(keys.compactMap { signing in
+            guard let (x, y) = try? signing.key.publicCoordinates() else { return nil }
+            return [
+                "kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "key_ops": ["verify"], "kid": .string(signing.id),
+                "x": .string(x.base64URLEncodedString()), "y": .string(y.base64URLEncodedString()),
+            ]
+        })])
     }
 
     /// Checks the signature (HS256 only: `alg: none` and others are refused), expiry and role.
@@ -64,8 +82,15 @@ public struct Tokens: Sendable {
     private func verifyAfresh(_ token: String, now: Date) throws(TokenProblem) -> VerifiedToken {
         let unverified: JWT.Unverified
         do { unverified = try JWT.decode(token) } catch { throw .malformed(error.description) }
-        guard unverified.jwt.algorithm == "HS256" else { throw .malformed("algorithm \(unverified.jwt.algorithm ?? "none") is not allowed") }
-        guard unverified.verify(secret: secret) else { throw .badSignature }
+        switch unverified.jwt.algorithm {
+        case "HS256":
+            guard unverified.verify(secret: secret) else { throw .badSignature }
+        case "ES256":
+            guard let kid = unverified.jwt.keyID, let signing = keys.first(where: { $0.id == kid }) else { throw .malformed("unknown signing key \(unverified.jwt.keyID ?? "(no kid)")") }
+            guard unverified.verify(with: signing.key) else { throw .badSignature }
+        default:
+            throw .malformed("algorithm \(unverified.jwt.algorithm ?? "none") is not allowed")
+        }
         let claims = unverified.jwt.claims
         if let exp = claims["exp"], let seconds = exp.doubleValue {
             guard seconds > now.timeIntervalSince1970 else { throw .expired }
@@ -104,6 +129,9 @@ public struct Tokens: Sendable {
             "session_id": .string(sessionID), "is_anonymous": .bool(user.isAnonymous),
         ]
         do {
+            if let signer {
+                return (try JWT(header: ["typ": "JWT", "kid": .string(signer.id)], claims: claims).signed(with: signer.key), issued + lifetime)
+            }
             return (try JWT(header: ["typ": "JWT"], claims: claims).signed(secret: secret), issued + lifetime)
         } catch {
             throw .internalFailure("cannot sign the access token: \(error.description)")
@@ -122,5 +150,41 @@ private final class VerifiedCache: Sendable {
             if entries.count >= 10_000 { entries.removeAll(keepingCapacity: true) }
             entries[token] = result
         }
+    }
+}
+
+/// An asymmetric signing key with its id (`kid`).
+public struct SigningKey: Sendable {
+    public let id: String
+    public let key: P256Key
+
+    public init(id: String, key: P256Key) {
+        self.id = id
+        self.key = key
+    }
+
+    /// Every `*.pem` or `*.p8` in `folder`, in name order (the last private one signs: name them by
+    /// date), each a P-256 private key or, to verify only, a public key; the file's name is its id.
+    public static func load(folder: String) throws(AuthError) -> [SigningKey] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            throw AuthError(500, "configuration", "cannot read the signing keys folder \(folder): \(FileProblem.reason(folder))")
+        }
+        var keys: [SigningKey] = []
+        for name in names.sorted() where name.hasSuffix(".pem") || name.hasSuffix(".p8") {
+            let path = folder + "/" + name
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw AuthError(500, "configuration", "cannot read the signing key \(path): \(FileProblem.reason(path))")
+            }
+            let id = String(name[..<name.lastIndex(of: ".")!])
+            do {
+                keys.append(SigningKey(id: id, key: text.contains("PRIVATE KEY") ? try P256Key(privatePEM: text) : try P256Key(publicPEM: text)))
+            } catch {
+                throw AuthError(500, "configuration", "the signing key \(path) is not an EC P-256 key in PEM: \(error.description)")
+            }
+        }
+        guard keys.contains(where: { $0.key.isPrivate }) else {
+            throw AuthError(500, "configuration", "no private key in \(folder) to sign with (a P-256 key in PEM, such as soar keys generate writes)")
+        }
+        return keys
     }
 }

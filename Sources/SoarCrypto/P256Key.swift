@@ -74,6 +74,15 @@ public final class P256Key: @unchecked Sendable {
         return try writingBIO({ PEM_write_bio_PrivateKey($0, pkey, nil, nil, 0, nil, nil) }, "PEM_write_bio_PrivateKey")
     }
 
+    /// The public point's coordinates, 32 bytes each (a JWK's `x` and `y`).
+    public func publicCoordinates() throws(OpenSSLError) -> (x: Data, y: Data) {
+        var point = [UInt8](repeating: 0, count: 65)
+        var length = 0
+        try OpenSSLError.check(EVP_PKEY_get_octet_string_param(pkey, "pub", &point, point.count, &length), "EVP_PKEY_get_octet_string_param")
+        guard length == 65, point[0] == 4 else { throw OpenSSLError("not an uncompressed P-256 point") }
+        return (Data(point[1...32]), Data(point[33...64]))
+    }
+
     public func publicPEM() throws(OpenSSLError) -> String {
         try writingBIO({ PEM_write_bio_PUBKEY($0, pkey) }, "PEM_write_bio_PUBKEY")
     }

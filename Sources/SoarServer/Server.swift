@@ -20,6 +20,8 @@ public final class Server: Sendable {
         public var publicMetrics = false
         /// Sign in with Apple (identity tokens for these app ids), or off.
         public var apple: AppleSignIn?
+        /// ES256 keys for access tokens (`SOAR_JWT_KEYS_DIR`); none: HS256 with the secret.
+        public var signingKeys: [SigningKey] = []
         /// Where mailed links may lead (`GOTRUE_SITE_URL`, `GOTRUE_URI_ALLOW_LIST`); nil: the API URL.
         public var redirects: Redirects?
         /// Access-token lifetime in seconds.
@@ -80,7 +82,7 @@ public final class Server: Sendable {
             })
         let issuer = "\(scheme)://\(hostForURL):\(http.port)/auth/v1"
         auth = AuthService(
-            store: store, tokens: Tokens(secret: keys.secret, issuer: issuer, lifetime: configuration.tokenLifetime),
+            store: store, tokens: Tokens(secret: keys.secret, issuer: issuer, lifetime: configuration.tokenLifetime, keys: configuration.signingKeys),
             hasher: configuration.passwordHasher, limits: configuration.authLimits, apple: configuration.apple,
             mailer: DevelopmentMailbox(store: store) { [logger] mail in
                 // No SMTP: the mail's link and code in the log, as a local stack's mail catcher shows them.

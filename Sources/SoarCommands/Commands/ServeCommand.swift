@@ -43,6 +43,10 @@ struct ServeCommand: Command {
         send elsewhere than Apple. Without them it answers 503 apns_not_configured, unless
         --with-emulator points both environments at the emulator it runs.
 
+        Signing keys: SOAR_JWT_KEYS_DIR names a folder of P-256 keys in PEM (soar keys generate makes
+        them); the last private one by name signs access tokens as ES256, every one verifies, and
+        /auth/v1/.well-known/jwks.json publishes them. Add a newer key to rotate; remove one to retire it.
+
         Sign in with Apple: GOTRUE_EXTERNAL_APPLE_CLIENT_ID names the app's bundle ids (comma-separated);
         SOAR_APPLE_JWKS_URL replaces Apple's key address (file:// works offline).
 
@@ -86,6 +90,10 @@ struct ServeCommand: Command {
         // As many connections as the descriptor limit (raised to its hard limit) leaves room for.
         configuration.limits.maxConnections = max(64, min(DescriptorLimit.raised() - 256, 100_000))
         configuration.tls = try Self.tls(certificate: arguments.value("--tls-cert"), key: arguments.value("--tls-key"))
+        // Asymmetric signing keys: a folder of P-256 keys, the last private one signing.
+        if let folder = environment["SOAR_JWT_KEYS_DIR"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            do { configuration.signingKeys = try SigningKey.load(folder: folder) } catch { throw .configuration(error.message) }
+        }
         // Where mailed links lead back to, by GoTrue's variables.
         if let site = environment["GOTRUE_SITE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
             let list = (environment["GOTRUE_URI_ALLOW_LIST"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -16,6 +16,8 @@ struct AuthEndpoints: Sendable {
         router.add(["GET", "PUT"], "/auth/v1/user") { exchange throws(ServerError) in try user(exchange) }
         router.add(["POST"], "/auth/v1/logout") { exchange throws(ServerError) in try logout(exchange) }
         router.add(["GET"], "/auth/v1/settings") { _ throws(ServerError) in settings }
+        // The public keys that verify access tokens, for whoever checks them (no key needed).
+        router.add(["GET"], "/auth/v1/.well-known/jwks.json") { _ throws(ServerError) in .json(200, auth.tokens.jwks) }
         router.add(["GET"], "/auth/v1/health") { _ throws(ServerError) in
             .json(200, ["version": .string(version), "name": "GoTrue", "description": "Soar's GoTrue-compatible auth"])
         }
