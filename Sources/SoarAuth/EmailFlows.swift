@@ -77,6 +77,7 @@ extension AuthService {
         try admit(address, by: byAddress)
         let normalized = try Self.normalized(email: email)
         var user = try lookup({ () throws(StoreError) in try store.user(email: normalized) })
+        let created = user == nil
         if user == nil {
             guard createUser else { throw AuthError(422, "otp_disabled", "Signups not allowed for otp") }
             var made = AuthUser(id: RandomUUID.lowercase(), createdAt: Timestamp.postgres(now()))
@@ -92,7 +93,13 @@ extension AuthService {
         guard let user else { return }
         let type = user.emailConfirmedAt == nil ? "signup" : "magiclink"
         let subject = type == "signup" ? "Confirm your email" : "Your sign-in link"
-        try mailCode(to: user, type: type, subject: subject, redirectTo: redirectTo, challenge: challenge)
+        do throws(AuthError) {
+            try mailCode(to: user, type: type, subject: subject, redirectTo: redirectTo, challenge: challenge)
+        } catch {
+            // A mail that could not be sent leaves no account behind that only it could open.
+            if created { _ = try? store.deleteUser(id: user.id) }
+            throw error
+        }
     }
 
     /// `POST /recover`: mails a recovery link and code; an unknown email is answered the same, unmailed.
@@ -129,7 +136,14 @@ extension AuthService {
             \(subject): open \(link.url?.absoluteString ?? "") or enter the code \(code).
             It works once, within an hour. If you did not ask for it, ignore this mail.
             """
-        try mailer.send(Mail(to: email, subject: subject, text: text, createdAt: Timestamp.postgres(time)))
+        do throws(AuthError) {
+            try mailer.send(Mail(to: email, subject: subject, text: text, createdAt: Timestamp.postgres(time)))
+        } catch {
+            // Not sent: asking again is not held back, and the code cannot be used.
+            lastMailed.withLock { $0[email] = nil }
+            _ = try? store.takeOneTimeToken(hash: hash, types: [type])
+            throw error
+        }
     }
 
     /// GoTrue's token hash: SHA-256 of the email and the code, in hex.

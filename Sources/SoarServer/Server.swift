@@ -20,6 +20,8 @@ public final class Server: Sendable {
         public var publicMetrics = false
         /// Sign in with Apple (identity tokens for these app ids), or off.
         public var apple: AppleSignIn?
+        /// An SMTP server for auth mail; nil: the development mailbox.
+        public var smtp: SMTPMailer.Settings?
         /// ES256 keys for access tokens (`SOAR_JWT_KEYS_DIR`); none: HS256 with the secret.
         public var signingKeys: [SigningKey] = []
         /// Where mailed links may lead (`GOTRUE_SITE_URL`, `GOTRUE_URI_ALLOW_LIST`); nil: the API URL.
@@ -84,7 +86,7 @@ public final class Server: Sendable {
         auth = AuthService(
             store: store, tokens: Tokens(secret: keys.secret, issuer: issuer, lifetime: configuration.tokenLifetime, keys: configuration.signingKeys),
             hasher: configuration.passwordHasher, limits: configuration.authLimits, apple: configuration.apple,
-            mailer: DevelopmentMailbox(store: store) { [logger] mail in
+            mailer: configuration.smtp.map { SMTPMailer($0) as any Mailer } ?? DevelopmentMailbox(store: store) { [logger] mail in
                 // No SMTP: the mail's link and code in the log, as a local stack's mail catcher shows them.
                 logger.log(.info, "mail", ["to": .string(mail.to), "subject": .string(mail.subject), "text": .string(mail.text)])
             },

@@ -33,12 +33,21 @@ final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, fds[0][0], 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1][1], 1)
         posix_spawn_file_actions_adddup2(&actions, fds[2][1], 2)
+        // The child starts with no signal blocked: a test runner's blocked SIGTERM would otherwise
+        // be inherited, and a peer that handles SIGTERM would never see it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = variables.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var spawned: pid_t = 0
-        let result = posix_spawn(&spawned, executable, &actions, nil, argv, envp)
+        let result = posix_spawn(&spawned, executable, &actions, &attributes, argv, envp)
         let pid = spawned
         close(fds[0][0])
         close(fds[1][1])

@@ -43,6 +43,10 @@ struct ServeCommand: Command {
         send elsewhere than Apple. Without them it answers 503 apns_not_configured, unless
         --with-emulator points both environments at the emulator it runs.
 
+        Mail: SMTP_HOST, SMTP_PORT (587; 465 is TLS from the start), SMTP_USER, SMTP_PASS,
+        SMTP_ADMIN_EMAIL (the sender) and SMTP_SENDER_NAME send auth mail (codes, links) through an
+        SMTP server; without them mail is kept at /auth/v1/mailbox (service role) and logged.
+
         Signing keys: SOAR_JWT_KEYS_DIR names a folder of P-256 keys in PEM (soar keys generate makes
         them); the last private one by name signs access tokens as ES256, every one verifies, and
         /auth/v1/.well-known/jwks.json publishes them. Add a newer key to rotate; remove one to retire it.
@@ -90,6 +94,8 @@ struct ServeCommand: Command {
         // As many connections as the descriptor limit (raised to its hard limit) leaves room for.
         configuration.limits.maxConnections = max(64, min(DescriptorLimit.raised() - 256, 100_000))
         configuration.tls = try Self.tls(certificate: arguments.value("--tls-cert"), key: arguments.value("--tls-key"))
+        // Auth mail through SMTP, by Supabase's variables; without SMTP_HOST, the development mailbox.
+        do { configuration.smtp = try SMTPMailer.Settings.from(environment: environment) } catch { throw .configuration(error.message) }
         // Asymmetric signing keys: a folder of P-256 keys, the last private one signing.
         if let folder = environment["SOAR_JWT_KEYS_DIR"].flatMap({ $0.isEmpty ? nil : $0 }) {
             do { configuration.signingKeys = try SigningKey.load(folder: folder) } catch { throw .configuration(error.message) }
