@@ -63,6 +63,8 @@ public struct SMTPMailer: Mailer {
         set(CCurl_set_long(curl, CURLOPT_UPLOAD, 1))
         set(CCurl_set_long(curl, CURLOPT_USE_SSL, Int(CURLUSESSL_TRY.rawValue)))
         set(CCurl_set_long(curl, CURLOPT_TIMEOUT, settings.timeout))
+        // The wait for the server's answer to the mail's end is bounded only by this (else 120 s).
+        set(CCurl_set_long(curl, CURLOPT_SERVER_RESPONSE_TIMEOUT, settings.timeout))
         set(CCurl_set_long(curl, CURLOPT_CONNECTTIMEOUT, 5))
         set(CCurl_set_long(curl, CURLOPT_NOSIGNAL, 1))
         if let user = settings.user { set(CCurl_set_string(curl, CURLOPT_USERNAME, user)) }

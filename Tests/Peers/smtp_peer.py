@@ -1,7 +1,8 @@
 """An SMTP server (aiosmtpd) for soar's mail: prints its port, then keeps each message as a JSON
-line in OUT. With `refuse`, every recipient is refused (550).
+line in OUT. With `refuse`, every recipient is refused (550); with `hang`, a message's data is
+never answered.
 
-Usage: smtp_peer.py OUT [accept|refuse]
+Usage: smtp_peer.py OUT [accept|refuse|hang]
 """
 import asyncio
 import json
@@ -22,6 +23,8 @@ class Keeper:
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
+        if mode == "hang":
+            await asyncio.sleep(3600)
         with open(out, "a") as file:
             file.write(json.dumps({"from": envelope.mail_from, "to": envelope.rcpt_tos, "data": envelope.content.decode("utf-8", "replace")}) + "\n")
         return "250 Message accepted for delivery"
