@@ -27,9 +27,14 @@ public final class AuthService: Sendable {
     private let byEmail: RateLimiter
     /// When each address was last mailed (a code or link), for ``mailInterval``.
     let lastMailed = Locked([String: Date]())
-    /// Where mail goes, and where its links may lead.
+    /// Where mail goes, where its links may lead, what it says.
     let mailer: any Mailer
     public let redirects: Redirects
+    let templates: MailTemplates
+    /// Whether sign-ups and email changes wait for a mailed confirmation.
+    public let confirmationRequired: Bool
+    /// How often one address may be mailed (GoTrue's `GOTRUE_SMTP_MAX_FREQUENCY`).
+    let mailInterval: TimeInterval
     /// A hash of no one's password: an unknown email costs a sign-in the same work as a wrong
     /// password, so the answer's timing does not tell whether the email is registered.
     private let decoy: String
@@ -42,11 +47,14 @@ public final class AuthService: Sendable {
 
     public init(
         store: any AuthStore, tokens: Tokens, hasher: any PasswordHashing = PasswordHasher(), limits: Limits = Limits(),
-        apple: AppleSignIn? = nil, mailer: (any Mailer)? = nil, redirects: Redirects? = nil, now: @escaping @Sendable () -> Date = Date.init
+        apple: AppleSignIn? = nil, email: EmailSettings = EmailSettings(), now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.apple = apple
-        self.mailer = mailer ?? DevelopmentMailbox(store: store)
-        self.redirects = redirects ?? Redirects(siteURL: tokens.issuer.replacingOccurrences(of: "/auth/v1", with: ""))
+        mailer = email.mailer ?? DevelopmentMailbox(store: store)
+        redirects = email.redirects ?? Redirects(siteURL: tokens.issuer.replacingOccurrences(of: "/auth/v1", with: ""))
+        templates = email.templates
+        confirmationRequired = email.confirmationRequired
+        mailInterval = email.mailInterval
         self.store = store
         self.tokens = tokens
         self.hasher = hasher
@@ -73,9 +81,25 @@ public final class AuthService: Sendable {
         guard limiter.allow(key, now: time) else { throw .rateLimited(retryAfter: limiter.retryAfter(key, now: time)) }
     }
 
-    /// `POST /signup`: an email user (signed in at once, as with auto-confirm) or, with neither
-    /// email nor phone, an anonymous one.
-    public func signUp(email: String?, password: String?, data: [String: JSONValue], address: String) throws(AuthError) -> AuthSession {
+    /// What `POST /signup` made: a signed-in session, or (confirmation required) a user waiting
+    /// for the mailed link or code.
+    public enum SignUp: Sendable {
+        case session(AuthSession)
+        case awaitingConfirmation(AuthUser)
+
+        public var json: JSONValue {
+            switch self {
+            case .session(let session): session.json
+            case .awaitingConfirmation(let user): user.json
+            }
+        }
+    }
+
+    /// `POST /signup`: an email user (signed in at once, unless confirmation is required) or, with
+    /// neither email nor phone, an anonymous one.
+    public func signUp(
+        email: String?, password: String?, data: [String: JSONValue], redirectTo: String? = nil, challenge: Challenge? = nil, address: String
+    ) throws(AuthError) -> SignUp {
         try admit(address, by: byAddress)
         let time = Timestamp.postgres(now())
         var user = AuthUser(id: RandomUUID.lowercase(), createdAt: time)
@@ -84,9 +108,12 @@ public final class AuthService: Sendable {
             let address = try Self.normalized(email: email)
             guard let password else { throw .validation("Signup requires a valid password") }
             try checkStrength(password)
+            if confirmationRequired, let existing = try lookup({ () throws(StoreError) in try store.user(email: address) }) {
+                return try signUpAgain(existing, redirectTo: redirectTo, challenge: challenge)
+            }
             user.email = address
             user.passwordHash = try hasher.hash(password)
-            user.emailConfirmedAt = time
+            user.emailConfirmedAt = confirmationRequired ? nil : time
             user.appMetadata = ["provider": "email", "providers": ["email"]]
         } else {
             user.isAnonymous = true
@@ -96,7 +123,17 @@ public final class AuthService: Sendable {
         do { try store.createUser(user) } catch {
             throw error.code == "23505" ? .userAlreadyExists : .storeFailed(error)
         }
-        return try startSession(for: user, method: user.isAnonymous ? "anonymous" : "password")
+        guard confirmationRequired, !user.isAnonymous else {
+            return .session(try startSession(for: user, method: user.isAnonymous ? "anonymous" : "password"))
+        }
+        do throws(AuthError) {
+            try mailCode(.confirmation, type: "signup", to: user, redirectTo: redirectTo, challenge: challenge)
+        } catch {
+            // Unmailed, the account could never be confirmed: it is not kept.
+            _ = try? store.deleteUser(id: user.id)
+            throw error
+        }
+        return .awaitingConfirmation(user)
     }
 
     /// `POST /token?grant_type=password`.
@@ -110,6 +147,7 @@ public final class AuthService: Sendable {
             throw .invalidCredentials
         }
         byEmail.forgive(guesses)  // the per-email limit counts failed attempts
+        guard user.emailConfirmedAt != nil || user.isAnonymous else { throw AuthError(400, "email_not_confirmed", "Email not confirmed") }
         return try startSession(for: user, method: "password")
     }
 
@@ -245,13 +283,21 @@ public final class AuthService: Sendable {
         do { return try store.sessionExists(id) } catch { throw .storeFailed(error) }
     }
 
-    /// `PUT /user`: email, password and `data` (merged into user_metadata).
-    public func update(_ user: AuthUser, email: String?, password: String?, data: [String: JSONValue]?) throws(AuthError) -> AuthUser {
+    /// `PUT /user`: email (see ``requestEmailChange(_:to:redirectTo:challenge:)``), password and
+    /// `data` (merged into user_metadata).
+    public func update(
+        _ user: AuthUser, email: String?, password: String?, data: [String: JSONValue]?, redirectTo: String? = nil, challenge: Challenge? = nil
+    ) throws(AuthError) -> AuthUser {
         var user = user
-        if let email {
-            user.email = try Self.normalized(email: email)
-            user.emailConfirmedAt = user.emailConfirmedAt ?? Timestamp.postgres(now())
-            if user.isAnonymous { user.appMetadata = ["provider": "email", "providers": ["email"]] }
+        var mailChangeTo: String?
+        if let email, case let address = try Self.normalized(email: email), address != user.email {
+            if !user.isAnonymous || confirmationRequired {
+                mailChangeTo = address
+            } else {
+                user.email = address
+                user.emailConfirmedAt = user.emailConfirmedAt ?? Timestamp.postgres(now())
+                if user.isAnonymous { user.appMetadata = ["provider": "email", "providers": ["email"]] }
+            }
         }
         if let password {
             try checkStrength(password)
@@ -264,6 +310,7 @@ public final class AuthService: Sendable {
         do { try store.updateUser(user) } catch {
             throw error.code == "23505" ? .emailExists : .storeFailed(error)
         }
+        if let mailChangeTo { user = try requestEmailChange(user, to: mailChangeTo, redirectTo: redirectTo, challenge: challenge) }
         return user
     }
 

@@ -45,6 +45,10 @@ extension AuthUser {
             object["confirmed_at"] = .string(emailConfirmedAt)
         }
         object["last_sign_in_at"] = text(lastSignInAt)
+        if let newEmail {
+            object["new_email"] = .string(newEmail)
+            object["email_change_sent_at"] = text(emailChangeSentAt)
+        }
         return .object(object)
     }
 }

@@ -3,50 +3,6 @@ import SoarCore
 import SoarCrypto
 import SoarStore
 
-/// Where mail goes: an SMTP server, or the development mailbox.
-public protocol Mailer: Sendable {
-    func send(_ mail: Mail) throws(AuthError)
-}
-
-/// Without SMTP, mail is kept in the database (`GET /auth/v1/mailbox`, service role) and told to
-/// the log, as a local Supabase keeps it in its mail catcher.
-public struct DevelopmentMailbox: Mailer {
-    let store: any AuthStore
-    let told: @Sendable (Mail) -> Void
-
-    public init(store: any AuthStore, told: @escaping @Sendable (Mail) -> Void = { _ in }) {
-        self.store = store
-        self.told = told
-    }
-
-    public func send(_ mail: Mail) throws(AuthError) {
-        do { try store.addMail(mail) } catch { throw .storeFailed(error) }
-        told(mail)
-    }
-}
-
-/// Where links may send a user back to (GoTrue's `GOTRUE_SITE_URL` and `GOTRUE_URI_ALLOW_LIST`).
-public struct Redirects: Sendable {
-    /// Where a link goes without an allowed `redirect_to`.
-    public var siteURL: String
-    /// Other addresses allowed; a trailing `*` allows everything under it.
-    public var allowList: [String]
-
-    public init(siteURL: String, allowList: [String] = []) {
-        self.siteURL = siteURL
-        self.allowList = allowList
-    }
-
-    /// `requested` when it is the site or on the list, else the site.
-    public func resolve(_ requested: String?) -> String {
-        guard let requested, !requested.isEmpty else { return siteURL }
-        let allowed = ([siteURL] + allowList).contains { entry in
-            entry.hasSuffix("*") ? requested.hasPrefix(String(entry.dropLast())) : (requested == entry || requested.hasPrefix(entry.hasSuffix("/") ? entry : entry + "/"))
-        }
-        return allowed ? requested : siteURL
-    }
-}
-
 /// GoTrue's email flows: magic links and 6-digit codes (`/otp`), recovery (`/recover`),
 /// `/verify`, and PKCE's code exchange.
 extension AuthService {
@@ -54,8 +10,6 @@ extension AuthService {
     public static let codeLifetime: TimeInterval = 3600
     /// How long a PKCE auth code waits for its exchange.
     public static let flowStateLifetime: TimeInterval = 300
-    /// How often one address may be mailed (GoTrue's `SMTP_MAX_FREQUENCY`).
-    public static let mailInterval: TimeInterval = 60
 
     /// A PKCE challenge as clients send it (`code_challenge`, `code_challenge_method` s256 or plain).
     public struct Challenge: Sendable {
@@ -91,10 +45,9 @@ extension AuthService {
             user = made
         }
         guard let user else { return }
-        let type = user.emailConfirmedAt == nil ? "signup" : "magiclink"
-        let subject = type == "signup" ? "Confirm your email" : "Your sign-in link"
+        let confirming = user.emailConfirmedAt == nil
         do throws(AuthError) {
-            try mailCode(to: user, type: type, subject: subject, redirectTo: redirectTo, challenge: challenge)
+            try mailCode(confirming ? .confirmation : .magicLink, type: confirming ? "signup" : "magiclink", to: user, redirectTo: redirectTo, challenge: challenge)
         } catch {
             // A mail that could not be sent leaves no account behind that only it could open.
             if created { _ = try? store.deleteUser(id: user.id) }
@@ -107,20 +60,61 @@ extension AuthService {
         try admit(address, by: byAddress)
         let normalized = try Self.normalized(email: email)
         guard let user = try lookup({ () throws(StoreError) in try store.user(email: normalized) }) else { return }
-        try mailCode(to: user, type: "recovery", subject: "Reset your password", redirectTo: redirectTo, challenge: challenge)
+        try mailCode(.recovery, type: "recovery", to: user, redirectTo: redirectTo, challenge: challenge)
     }
 
-    private func mailCode(to user: AuthUser, type: String, subject: String, redirectTo: String?, challenge: Challenge?) throws(AuthError) {
-        guard let email = user.email else { throw .validation("the user has no email") }
+    /// `POST /resend`: the sign-up confirmation again, or a pending email change's mails. An
+    /// unknown address, a confirmed one, or no change pending is answered the same, unmailed.
+    public func resend(type: String, email: String?, redirectTo: String?, challenge: Challenge?, address: String) throws(AuthError) {
+        guard ["signup", "email_change", "sms", "phone_change"].contains(type) else {
+            throw .validation("Missing one of these types: signup, email_change, sms, phone_change")
+        }
+        guard type == "signup" || type == "email_change" else { throw AuthError(400, "phone_provider_disabled", "Phone logins are disabled") }
+        guard let email, !email.isEmpty else { throw .validation("Type provided requires an email address") }
+        try admit(address, by: byAddress)
+        let normalized = try Self.normalized(email: email)
+        guard let user = try lookup({ () throws(StoreError) in try store.user(email: normalized) }) else { return }
+        if type == "signup" {
+            guard user.emailConfirmedAt == nil else { return }
+            try mailCode(.confirmation, type: "signup", to: user, redirectTo: redirectTo, challenge: challenge)
+        } else if let newEmail = user.newEmail {
+            try mailEmailChange(user, to: newEmail, redirectTo: redirectTo, challenge: challenge)
+        }
+    }
+
+    /// A sign-up for an address already taken, when confirmation is required: an unconfirmed
+    /// user's confirmation is mailed again; a confirmed one's owner is told nothing, and the caller
+    /// sees a user that does not exist, as GoTrue answers (so sign-up does not reveal who is registered).
+    func signUpAgain(_ existing: AuthUser, redirectTo: String?, challenge: Challenge?) throws(AuthError) -> SignUp {
+        if existing.emailConfirmedAt == nil {
+            try mailCode(.confirmation, type: "signup", to: existing, redirectTo: redirectTo, challenge: challenge)
+            return .awaitingConfirmation(existing)
+        }
+        var stranger = AuthUser(id: RandomUUID.lowercase(), createdAt: Timestamp.postgres(now()))
+        stranger.email = existing.email
+        stranger.role = ""
+        stranger.appMetadata = ["provider": "email", "providers": ["email"]]
+        return .awaitingConfirmation(stranger)
+    }
+
+    /// Mails a code and its link of `type` to `address` (the user's email unless given), by the
+    /// `kind` template, at most once per ``mailInterval`` an address.
+    func mailCode(
+        _ kind: MailTemplates.Kind, type: String, to user: AuthUser, address: String? = nil, values: [String: String] = [:],
+        redirectTo: String?, challenge: Challenge?
+    ) throws(AuthError) {
+        guard let email = address ?? user.email else { throw .validation("the user has no email") }
         let time = now()
+        let interval = mailInterval
         let waited = lastMailed.withLock { last -> TimeInterval? in
-            if let sent = last[email], time.timeIntervalSince(sent) < Self.mailInterval { return time.timeIntervalSince(sent) }
+            if let sent = last[email], time.timeIntervalSince(sent) < interval { return time.timeIntervalSince(sent) }
             last[email] = time
             return nil
         }
         if let waited {
-            var error = AuthError(429, "over_email_send_rate_limit", "For security purposes, you can only request this after \(Int((Self.mailInterval - waited).rounded(.up))) seconds.")
-            error.retryAfter = Int((Self.mailInterval - waited).rounded(.up))
+            let seconds = max(1, Int((interval - waited).rounded(.up)))
+            var error = AuthError(429, "over_email_send_rate_limit", "For security purposes, you can only request this after \(seconds) seconds.")
+            error.retryAfter = seconds
             throw error
         }
         let code: String
@@ -130,14 +124,17 @@ extension AuthService {
         let hash = Self.codeHash(email: email, code: code)
         let token = OneTimeToken(userID: user.id, type: type, hash: hash, challenge: challenge.map { ($0.code, $0.method) }, createdAt: Timestamp.postgres(time))
         do { try store.saveOneTimeToken(token) } catch { throw .storeFailed(error) }
+        let target = redirects.resolve(redirectTo)
+        let linkType = type.hasPrefix("email_change") ? "email_change" : type
         var link = URLComponents(string: tokens.issuer + "/verify")!
-        link.queryItems = [URLQueryItem(name: "token", value: hash), URLQueryItem(name: "type", value: type), URLQueryItem(name: "redirect_to", value: redirects.resolve(redirectTo))]
-        let text = """
-            \(subject): open \(link.url?.absoluteString ?? "") or enter the code \(code).
-            It works once, within an hour. If you did not ask for it, ignore this mail.
-            """
+        link.queryItems = [URLQueryItem(name: "token", value: hash), URLQueryItem(name: "type", value: linkType), URLQueryItem(name: "redirect_to", value: target)]
+        var values = values.merging([
+            "ConfirmationURL": link.url?.absoluteString ?? "", "Token": code, "TokenHash": hash, "SiteURL": redirects.siteURL,
+            "Email": user.email ?? email, "SendingTo": email, "RedirectTo": target,
+        ]) { given, _ in given }
+        for (key, value) in user.userMetadata { values["Data." + key] = value.stringValue ?? value.jsonText }
         do throws(AuthError) {
-            try mailer.send(Mail(to: email, subject: subject, text: text, createdAt: Timestamp.postgres(time)))
+            try mailer.send(templates.render(kind, to: email, values: values, createdAt: Timestamp.postgres(time)))
         } catch {
             // Not sent: asking again is not held back, and the code cannot be used.
             lastMailed.withLock { $0[email] = nil }
@@ -151,10 +148,14 @@ extension AuthService {
         sha256(Data((email + code).utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// What `/verify` did: a session, or (a PKCE request's link) an auth code for the app to exchange.
+    /// What `/verify` did: a session, (a PKCE request's link) an auth code for the app to
+    /// exchange, or (the first of an email change's two confirmations) nothing yet.
     public enum Verified: Sendable {
         case session(AuthSession)
         case authCode(String)
+        case awaitingOtherConfirmation
+
+        public static let otherConfirmationMessage = "Confirmation link accepted. Please proceed to confirm link sent to the other email"
     }
 
     /// `/verify`: a code (with its email) or a link's token hash, once, within the hour; the email
@@ -164,7 +165,8 @@ extension AuthService {
         let types: [String] = switch type {
         case "magiclink", "signup", "email": ["magiclink", "signup"]
         case "recovery": ["recovery"]
-        default: throw .validation("type must be signup, magiclink, email or recovery")
+        case "email_change": ["email_change_current", "email_change_new"]
+        default: throw .validation("type must be signup, magiclink, email, recovery or email_change")
         }
         let hash: String
         if let tokenHash, !tokenHash.isEmpty {
@@ -174,15 +176,18 @@ extension AuthService {
         } else {
             throw .validation("Verify requires a token or a token hash")
         }
-        let expired = AuthError(403, "otp_expired", "Email link is invalid or has expired")
+        let expired = AuthError(403, "otp_expired", tokenHash?.isEmpty == false ? "Email link is invalid or has expired" : "Token has expired or is invalid")
         guard let token = try lookupToken({ () throws(StoreError) in try store.takeOneTimeToken(hash: hash, types: types) }) else { throw expired }
         guard let sent = Timestamp.parse(token.createdAt), now().timeIntervalSince(sent) <= Self.codeLifetime else { throw expired }
         guard var user = try lookup({ () throws(StoreError) in try store.user(id: token.userID) }) else { throw .userNotFound }
-        if user.emailConfirmedAt == nil {
+        if token.type.hasPrefix("email_change") {
+            guard let changed = try confirmEmailChange(user, by: token) else { return .awaitingOtherConfirmation }
+            user = changed
+        } else if user.emailConfirmedAt == nil {
             user.emailConfirmedAt = Timestamp.postgres(now())
             do { try store.updateUser(user) } catch { throw .storeFailed(error) }
         }
-        let method = token.type == "recovery" ? "recovery" : "otp"
+        let method = token.type == "recovery" ? "recovery" : token.type.hasPrefix("email_change") ? "email_change" : "otp"
         if pkce, let challenge = token.challenge {
             let state = FlowState(
                 authCode: RandomUUID.lowercase(), userID: user.id, challenge: challenge.code, method: challenge.method,

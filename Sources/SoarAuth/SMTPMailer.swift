@@ -92,11 +92,17 @@ public struct SMTPMailer: Mailer {
         let headers = [
             "From: \(from)", "To: <\(mail.to)>", "Subject: \(mail.subject.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: " "))",
             "Date: \(date.string(from: Timestamp.parse(mail.createdAt) ?? Date()))", "Message-ID: <\(RandomUUID.lowercase())@\(settings.sender.split(separator: "@").last ?? "soar")>",
-            "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit",
+            "MIME-Version: 1.0",
         ]
         // libcurl doubles a line's leading dot itself.
-        let body = mail.text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: "\r\n")
-        return headers.joined(separator: "\r\n") + "\r\n\r\n" + body + "\r\n"
+        func lines(_ text: String) -> String { text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: "\r\n") }
+        let plain = "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n" + lines(mail.text)
+        guard let html = mail.html else { return headers.joined(separator: "\r\n") + "\r\n" + plain + "\r\n" }
+        // With a template's HTML: both, the plain text first (RFC 2046's alternatives, best last).
+        let boundary = "soar-" + RandomUUID.lowercase()
+        let parts = [plain, "Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n" + lines(html)]
+        return headers.joined(separator: "\r\n") + "\r\nContent-Type: multipart/alternative; boundary=\"\(boundary)\"\r\n\r\n"
+            + parts.map { "--\(boundary)\r\n\($0)\r\n" }.joined() + "--\(boundary)--\r\n"
     }
 
     /// The message libcurl reads, a piece at a time.

@@ -20,12 +20,10 @@ public final class Server: Sendable {
         public var publicMetrics = false
         /// Sign in with Apple (identity tokens for these app ids), or off.
         public var apple: AppleSignIn?
-        /// An SMTP server for auth mail; nil: the development mailbox.
-        public var smtp: SMTPMailer.Settings?
+        /// Auth mail: the SMTP server (none: the development mailbox), links, templates, confirmation.
+        public var email = EmailSettings()
         /// ES256 keys for access tokens (`SOAR_JWT_KEYS_DIR`); none: HS256 with the secret.
         public var signingKeys: [SigningKey] = []
-        /// Where mailed links may lead (`GOTRUE_SITE_URL`, `GOTRUE_URI_ALLOW_LIST`); nil: the API URL.
-        public var redirects: Redirects?
         /// Access-token lifetime in seconds.
         public var tokenLifetime = 3600
         /// Notifications kept per user in the server-side inbox.
@@ -83,14 +81,15 @@ public final class Server: Sendable {
                 return server.answer(request, later: later)
             })
         let issuer = "\(scheme)://\(hostForURL):\(http.port)/auth/v1"
+        var emailSettings = configuration.email
+        emailSettings.mailer = emailSettings.mailer ?? DevelopmentMailbox(store: store) { [logger] mail in
+            // No SMTP: the mail's link and code in the log, as a local stack's mail catcher shows them.
+            logger.log(.info, "mail", ["to": .string(mail.to), "subject": .string(mail.subject), "text": .string(mail.text)])
+        }
         auth = AuthService(
             store: store, tokens: Tokens(secret: keys.secret, issuer: issuer, lifetime: configuration.tokenLifetime, keys: configuration.signingKeys),
             hasher: configuration.passwordHasher, limits: configuration.authLimits, apple: configuration.apple,
-            mailer: configuration.smtp.map { SMTPMailer($0) as any Mailer } ?? DevelopmentMailbox(store: store) { [logger] mail in
-                // No SMTP: the mail's link and code in the log, as a local stack's mail catcher shows them.
-                logger.log(.info, "mail", ["to": .string(mail.to), "subject": .string(mail.subject), "text": .string(mail.text)])
-            },
-            redirects: configuration.redirects, now: now)
+            email: emailSettings, now: now)
         let gateway = Gateway(keys: keys, auth: auth)
         var router = Router()
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)

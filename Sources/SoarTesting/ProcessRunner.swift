@@ -12,8 +12,11 @@ public struct ProcessResult: Sendable {
 public enum ProcessRunner {
     /// Runs `program` (a path, or a name looked up in PATH) with a deadline; a process still
     /// running at the deadline is killed and reported with status -9.
-    public static func run(_ program: String, _ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
-        let child = program.contains("/") ? try ChildProcess(program, arguments) : try ChildProcess("/usr/bin/env", [program] + arguments)
+    public static func run(
+        _ program: String, _ arguments: [String], input: Data? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60
+    ) throws -> ProcessResult {
+        let child = program.contains("/") ? try ChildProcess(program, arguments, environment: environment)
+            : try ChildProcess("/usr/bin/env", [program] + arguments, environment: environment)
         let collected = Collected()
         let group = DispatchGroup()
         for (fd, keyPath) in [(child.output, \(out: Data, err: Data).out), (child.errors, \(out: Data, err: Data).err)] {

@@ -36,3 +36,43 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 10)
     }
 }
+
+/// Mail templates as files: found in the folder or named by GoTrue's variables, checked at start.
+@Suite struct MailTemplateTests {
+    @Test func aFolderTemplateBecomesTheHTMLPartWithValuesEscaped() throws {
+        let dir = TemporaryDirectory("soar-templates")
+        try "<a href=\"{{ .ConfirmationURL }}\">{{.Token}}</a> for {{ .Email }}".write(toFile: dir.path + "/magic_link.html", atomically: true, encoding: .utf8)
+        let templates = try MailTemplates.load(environment: ["GOTRUE_MAILER_SUBJECTS_MAGIC_LINK": "Sign in to Notes"], folder: dir.path)
+        let mail = templates.render(.magicLink, to: "a@example.com", values: ["ConfirmationURL": "https://x/verify?a=1&b=2", "Token": "123456", "Email": "a@example.com"], createdAt: "")
+        #expect(mail.subject == "Sign in to Notes")
+        #expect(mail.html == "<a href=\"https://x/verify?a=1&amp;b=2\">123456</a> for a@example.com")
+        #expect(mail.text.contains("123456") && mail.text.contains("https://x/verify?a=1&b=2"))
+        #expect(templates.render(.recovery, to: "a@example.com", values: [:], createdAt: "").html == nil, "no file: text only")
+    }
+
+    @Test func unusableTemplatesAreNamed() throws {
+        let dir = TemporaryDirectory("soar-templates")
+        try String(repeating: "x", count: MailTemplates.sizeLimit + 1).write(toFile: dir.path + "/recovery.html", atomically: true, encoding: .utf8)
+        #expect { try MailTemplates.load(environment: [:], folder: dir.path) } throws: { error in
+            (error as? AuthError)?.message.contains("recovery.html: the template is over 100 KB") == true
+        }
+        #expect { try MailTemplates.load(environment: ["GOTRUE_MAILER_TEMPLATES_INVITE": "x", "GOTRUE_MAILER_TEMPLATES_CONFIRMATION": "https://example.com/c.html"], folder: "/nonexistent") } throws: { error in
+            (error as? AuthError)?.message.contains("give a file path") == true
+        }
+        #expect { try MailTemplates.load(environment: ["GOTRUE_MAILER_TEMPLATES_EMAIL_CHANGE": dir.path + "/missing.html"], folder: "/nonexistent") } throws: { error in
+            (error as? AuthError)?.message.contains("missing.html): cannot read the file") == true
+        }
+        #expect { try MailTemplates.load(environment: ["GOTRUE_MAILER_SUBJECTS_RECOVERY": "{{ if .Token }}x{{ end }}"], folder: "/nonexistent") } throws: { error in
+            (error as? AuthError)?.message.contains("GOTRUE_MAILER_SUBJECTS_RECOVERY:1: {{ if .Token }} is not one of") == true
+        }
+    }
+
+    @Test func goDurationsAsGoTrueReadsThem() {
+        #expect(EmailSettings.duration("60s") == 60)
+        #expect(EmailSettings.duration("1m30s") == 90)
+        #expect(EmailSettings.duration("500ms") == 0.5)
+        #expect(EmailSettings.duration("2h") == 7200)
+        #expect(EmailSettings.duration("45") == 45)
+        #expect(EmailSettings.duration("soon") == nil && EmailSettings.duration("5x") == nil && EmailSettings.duration("-1") == nil)
+    }
+}

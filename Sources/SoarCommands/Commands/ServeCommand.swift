@@ -24,6 +24,7 @@ struct ServeCommand: Command {
         Option("--max-connections-per-ip", value: "N", help: "Open connections one client address may hold (default 256; 0: no limit, behind a proxy)."),
         Option("--header-timeout", value: "SECONDS", help: "Time a request's headers may take to arrive (default 30)."),
         Option("--body-timeout", value: "SECONDS", help: "Time a request's body may take once its headers are in (default 60)."),
+        Option("--email-confirm", value: "required|off", help: "Whether sign-ups and email changes wait for the mailed link or code (default off, as a local Supabase)."),
         Option("--public-metrics", help: "Serve /metrics without the service_role key (only where the port is private)."),
         Option("--synchronous", value: "full|normal", help: "SQLite: full (default) syncs each commit, surviving power loss; normal survives a killed process only, faster on slow disks."),
         Option("--tls-cert", value: "FILE", help: "Serve HTTPS with this PEM certificate chain (with --tls-key)."),
@@ -46,6 +47,10 @@ struct ServeCommand: Command {
         Mail: SMTP_HOST, SMTP_PORT (587; 465 is TLS from the start), SMTP_USER, SMTP_PASS,
         SMTP_ADMIN_EMAIL (the sender) and SMTP_SENDER_NAME send auth mail (codes, links) through an
         SMTP server; without them mail is kept at /auth/v1/mailbox (service role) and logged.
+        GOTRUE_SITE_URL and GOTRUE_URI_ALLOW_LIST bound where links lead; GOTRUE_SMTP_MAX_FREQUENCY
+        (60s) spaces mails to one address; GOTRUE_MAILER_SUBJECTS_<KIND> and
+        GOTRUE_MAILER_TEMPLATES_<KIND> (a file; or supabase/templates/<kind>.html) replace a mail's
+        subject and HTML, for CONFIRMATION, MAGIC_LINK, RECOVERY and EMAIL_CHANGE.
 
         Signing keys: SOAR_JWT_KEYS_DIR names a folder of P-256 keys in PEM (soar keys generate makes
         them); the last private one by name signs access tokens as ES256, every one verifies, and
@@ -94,16 +99,15 @@ struct ServeCommand: Command {
         // As many connections as the descriptor limit (raised to its hard limit) leaves room for.
         configuration.limits.maxConnections = max(64, min(DescriptorLimit.raised() - 256, 100_000))
         configuration.tls = try Self.tls(certificate: arguments.value("--tls-cert"), key: arguments.value("--tls-key"))
-        // Auth mail through SMTP, by Supabase's variables; without SMTP_HOST, the development mailbox.
-        do { configuration.smtp = try SMTPMailer.Settings.from(environment: environment) } catch { throw .configuration(error.message) }
+        // Auth mail by Supabase's and GoTrue's variables: SMTP, links, templates, confirmation.
+        do { configuration.email = try EmailSettings.load(environment: environment) } catch { throw .configuration(error.message) }
+        if let confirm = arguments.value("--email-confirm") {
+            guard ["required", "off"].contains(confirm) else { throw .usage("--email-confirm must be required or off, not \"\(confirm)\"") }
+            configuration.email.confirmationRequired = confirm == "required"
+        }
         // Asymmetric signing keys: a folder of P-256 keys, the last private one signing.
         if let folder = environment["SOAR_JWT_KEYS_DIR"].flatMap({ $0.isEmpty ? nil : $0 }) {
             do { configuration.signingKeys = try SigningKey.load(folder: folder) } catch { throw .configuration(error.message) }
-        }
-        // Where mailed links lead back to, by GoTrue's variables.
-        if let site = environment["GOTRUE_SITE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            let list = (environment["GOTRUE_URI_ALLOW_LIST"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            configuration.redirects = Redirects(siteURL: site, allowList: list)
         }
         // Sign in with Apple: GoTrue's variable for the app's bundle ids.
         let appleIDs = (environment["GOTRUE_EXTERNAL_APPLE_CLIENT_ID"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

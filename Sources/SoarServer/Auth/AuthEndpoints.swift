@@ -38,7 +38,10 @@ struct AuthEndpoints: Sendable {
         let password = try Self.string(body, "password")
         let data = try Self.metadata(body, "data")
         do {
-            return .json(200, try auth.signUp(email: email?.isEmpty == true ? nil : email, password: password, data: data, address: exchange.request.remoteAddress).json)
+            let made = try auth.signUp(
+                email: email?.isEmpty == true ? nil : email, password: password, data: data, redirectTo: exchange.request.queryValue("redirect_to"),
+                challenge: try EmailEndpoints.challenge(body), address: exchange.request.remoteAddress)
+            return .json(200, made.json)
         } catch { throw .auth(error) }
     }
 
@@ -90,7 +93,8 @@ struct AuthEndpoints: Sendable {
             let password = try Self.string(body, "password")
             let updated = try auth.update(
                 user, email: try Self.string(body, "email"), password: password,
-                data: body["data"] == nil ? nil : try Self.metadata(body, "data"))
+                data: body["data"] == nil ? nil : try Self.metadata(body, "data"), redirectTo: exchange.request.queryValue("redirect_to"),
+                challenge: try EmailEndpoints.challenge(body))
             // As GoTrue does: a new password ends the user's other sessions (one may be a thief's).
             if password != nil { try auth.signOut(userID: user.id, sessionID: session, scope: "others") }
             return .json(200, updated.json)
@@ -117,7 +121,7 @@ struct AuthEndpoints: Sendable {
     private var settings: HTTPResponse {
         .json(200, [
             "external": ["email": true, "phone": false, "anonymous_users": true],
-            "disable_signup": false, "mailer_autoconfirm": true, "phone_autoconfirm": false, "sms_provider": "",
+            "disable_signup": false, "mailer_autoconfirm": .bool(!auth.confirmationRequired), "phone_autoconfirm": false, "sms_provider": "",
             "saml_enabled": false,
         ])
     }

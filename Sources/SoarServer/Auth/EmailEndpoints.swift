@@ -13,6 +13,7 @@ struct EmailEndpoints: Sendable {
     func register(in router: inout Router) {
         router.add(["POST"], "/auth/v1/otp") { exchange throws(ServerError) in try otp(exchange) }
         router.add(["POST"], "/auth/v1/recover") { exchange throws(ServerError) in try recover(exchange) }
+        router.add(["POST"], "/auth/v1/resend") { exchange throws(ServerError) in try resend(exchange) }
         router.add(["POST"], "/auth/v1/verify") { exchange throws(ServerError) in try verifyCode(exchange) }
         // A link opened in a browser: no API key, as GoTrue's links carry none.
         router.add(["GET"], "/auth/v1/verify") { exchange throws(ServerError) in verifyLink(exchange) }
@@ -31,7 +32,7 @@ struct EmailEndpoints: Sendable {
         try run { () throws(AuthError) in
             try auth.sendSignInCode(
                 email: email, createUser: createUser, data: data, redirectTo: exchange.request.queryValue("redirect_to"),
-                challenge: try challenge(body), address: exchange.request.remoteAddress)
+                challenge: try Self.challenge(body), address: exchange.request.remoteAddress)
         }
         return .json(200, [:])
     }
@@ -41,7 +42,22 @@ struct EmailEndpoints: Sendable {
         let body = try AuthEndpoints.object(exchange)
         guard let email = try AuthEndpoints.string(body, "email") else { throw .auth(.validation("An email address is required")) }
         try run { () throws(AuthError) in
-            try auth.sendRecovery(email: email, redirectTo: exchange.request.queryValue("redirect_to"), challenge: try challenge(body), address: exchange.request.remoteAddress)
+            try auth.sendRecovery(email: email, redirectTo: exchange.request.queryValue("redirect_to"), challenge: try Self.challenge(body), address: exchange.request.remoteAddress)
+        }
+        return .json(200, [:])
+    }
+
+    private func resend(_ exchange: Exchange) throws(ServerError) -> HTTPResponse {
+        try gateway.requireAPIKey(exchange)
+        let body = try AuthEndpoints.object(exchange)
+        let (type, email) = (try AuthEndpoints.string(body, "type") ?? "", try AuthEndpoints.string(body, "email"))
+        if email != nil, try AuthEndpoints.string(body, "phone") != nil {
+            throw .auth(.validation("Only an email address or phone number should be provided."))
+        }
+        try run { () throws(AuthError) in
+            try auth.resend(
+                type: type, email: email, redirectTo: exchange.request.queryValue("redirect_to"), challenge: try Self.challenge(body),
+                address: exchange.request.remoteAddress)
         }
         return .json(200, [:])
     }
@@ -52,8 +68,11 @@ struct EmailEndpoints: Sendable {
         let (type, email) = (try AuthEndpoints.string(body, "type") ?? "", try AuthEndpoints.string(body, "email"))
         let (code, hash) = (try AuthEndpoints.string(body, "token"), try AuthEndpoints.string(body, "token_hash"))
         let verified = try run { () throws(AuthError) in try auth.verify(type: type, email: email, code: code, tokenHash: hash, pkce: false) }
-        guard case .session(let session) = verified else { throw .auth(.validation("the code asked for a PKCE exchange")) }
-        return .json(200, session.json)
+        switch verified {
+        case .session(let session): return .json(200, session.json)
+        case .awaitingOtherConfirmation: return .json(200, ["msg": .string(AuthService.Verified.otherConfirmationMessage), "code": "200"])
+        case .authCode: throw .auth(.validation("the code asked for a PKCE exchange"))
+        }
     }
 
     /// The link from a mail: back to the app with the session in the fragment (implicit flow), an
@@ -72,6 +91,8 @@ struct EmailEndpoints: Sendable {
             switch try auth.verify(type: type, email: nil, code: nil, tokenHash: request.queryValue("token"), pkce: true) {
             case .authCode(let code):
                 return redirect(target + (target.contains("?") ? "&" : "?") + encoded([("code", code)]))
+            case .awaitingOtherConfirmation:
+                return redirect(target + "#" + encoded([("message", AuthService.Verified.otherConfirmationMessage)]))
             case .session(let session):
                 let fragment = encoded([
                     ("access_token", session.accessToken), ("expires_at", String(session.expiresAt)), ("expires_in", String(session.expiresIn)),
@@ -90,10 +111,13 @@ struct EmailEndpoints: Sendable {
         try gateway.admit(&caller)
         guard caller.access.role == .serviceRole else { throw .auth(.notAdmin) }
         let mails = try run { () throws(AuthError) in try auth.mailbox() }
-        return .json(200, .array(mails.map { ["to": .string($0.to), "subject": .string($0.subject), "text": .string($0.text), "created_at": .string($0.createdAt)] }))
+        return .json(200, .array(mails.map { mail in
+            ["to": .string(mail.to), "subject": .string(mail.subject), "text": .string(mail.text), "html": mail.html.map { .string($0) } ?? .null,
+             "created_at": .string(mail.createdAt)]
+        }))
     }
 
-    private func challenge(_ body: [String: JSONValue]) throws(AuthError) -> AuthService.Challenge? {
+    static func challenge(_ body: [String: JSONValue]) throws(AuthError) -> AuthService.Challenge? {
         try AuthService.Challenge(code: body["code_challenge"]?.stringValue, method: body["code_challenge_method"]?.stringValue)
     }
 

@@ -17,6 +17,9 @@ public struct AuthUser: Sendable, Equatable {
     public var lastSignInAt: String?
     public var createdAt: String
     public var updatedAt: String
+    /// An email change waiting for its confirmation mails, and when they went.
+    public var newEmail: String?
+    public var emailChangeSentAt: String?
 
     public init(id: String, createdAt: String) {
         self.id = id
@@ -49,7 +52,7 @@ public struct AuthIdentity: Sendable, Equatable {
 /// A code mailed to a user (its hash only), and the PKCE challenge the request came with.
 public struct OneTimeToken: Sendable, Equatable {
     public var userID: String
-    /// `magiclink`, `signup` or `recovery`.
+    /// `magiclink`, `signup`, `recovery`, `email_change_current` or `email_change_new`.
     public var type: String
     public var hash: String
     public var challenge: (code: String, method: String)?
@@ -119,12 +122,15 @@ public struct Mail: Sendable, Equatable {
     public var to: String
     public var subject: String
     public var text: String
+    /// The HTML part, when a template file gives one.
+    public var html: String?
     public var createdAt: String
 
-    public init(to: String, subject: String, text: String, createdAt: String) {
+    public init(to: String, subject: String, text: String, html: String? = nil, createdAt: String) {
         self.to = to
         self.subject = subject
         self.text = text
+        self.html = html
         self.createdAt = createdAt
     }
 }
@@ -156,6 +162,8 @@ public protocol AuthStore: Sendable {
     func saveOneTimeToken(_ token: OneTimeToken) throws(StoreError)
     /// Takes (and removes) the code with this hash, of one of `types`: each code works once.
     func takeOneTimeToken(hash: String, types: [String]) throws(StoreError) -> OneTimeToken?
+    /// Whether the user has a code of `type` waiting.
+    func hasOneTimeToken(userID: String, type: String) throws(StoreError) -> Bool
     func saveFlowState(_ state: FlowState) throws(StoreError)
     /// Takes (and removes) a flow state: each auth code is exchanged once.
     func takeFlowState(authCode: String) throws(StoreError) -> FlowState?

@@ -16,10 +16,11 @@ struct AuthSQL {
     private func table(_ name: String) -> String { dialect == .postgres ? "auth." + name : "auth_" + name }
 
     private static let userColumns =
-        "id, aud, role, email, phone, encrypted_password, is_anonymous, app_metadata, user_metadata, email_confirmed_at, last_sign_in_at, created_at, updated_at"
+        "id, aud, role, email, phone, encrypted_password, is_anonymous, app_metadata, user_metadata, email_confirmed_at, last_sign_in_at, created_at, updated_at, "
+        + "email_change, email_change_sent_at"
 
     func createUser(_ user: AuthUser, identity: AuthIdentity?, on connection: some SQLConnection) throws(StoreError) {
-        try connection.rows("INSERT INTO \(users) (\(Self.userColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)", Self.values(user))
+        try connection.rows("INSERT INTO \(users) (\(Self.userColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)", Self.values(user))
         if let identity { try createIdentity(identity, on: connection) }
     }
 
@@ -48,6 +49,10 @@ struct AuthSQL {
         return OneTimeToken(userID: user, type: type, hash: hash, challenge: challenge, createdAt: Timestamp.parse(created).map(Timestamp.postgres) ?? created)
     }
 
+    func hasOneTimeToken(userID: String, type: String, on connection: some SQLConnection) throws(StoreError) -> Bool {
+        !(try connection.rows("SELECT 1 FROM \(oneTimeTokens) WHERE user_id = $1 AND token_type = $2", [.text(userID), .text(type)]).isEmpty)
+    }
+
     func saveFlowState(_ state: FlowState, on connection: some SQLConnection) throws(StoreError) {
         try connection.rows(
             "INSERT INTO \(flowStates) (auth_code, user_id, code_challenge, code_challenge_method, authentication_method, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
@@ -65,13 +70,15 @@ struct AuthSQL {
     }
 
     func addMail(_ mail: Mail, on connection: some SQLConnection) throws(StoreError) {
-        try connection.rows("INSERT INTO \(mailbox) (recipient, subject, body, created_at) VALUES ($1, $2, $3, $4)",
-            [.text(mail.to), .text(mail.subject), .text(mail.text), .text(mail.createdAt)])
+        try connection.rows("INSERT INTO \(mailbox) (recipient, subject, body, html, created_at) VALUES ($1, $2, $3, $4, $5)",
+            [.text(mail.to), .text(mail.subject), .text(mail.text), mail.html.map { .text($0) } ?? .null, .text(mail.createdAt)])
     }
 
     func mails(limit: Int, on connection: some SQLConnection) throws(StoreError) -> [Mail] {
-        try connection.rows("SELECT recipient, subject, body, created_at FROM \(mailbox) ORDER BY id DESC LIMIT $1", [.integer(Int64(limit))]).reversed().map { row in
-            Mail(to: row[0].text ?? "", subject: row[1].text ?? "", text: row[2].text ?? "", createdAt: row[3].text.map { Timestamp.parse($0).map(Timestamp.postgres) ?? $0 } ?? "")
+        try connection.rows("SELECT recipient, subject, body, created_at, html FROM \(mailbox) ORDER BY id DESC LIMIT $1", [.integer(Int64(limit))]).reversed().map { row in
+            Mail(
+                to: row[0].text ?? "", subject: row[1].text ?? "", text: row[2].text ?? "", html: row[4].text,
+                createdAt: row[3].text.map { Timestamp.parse($0).map(Timestamp.postgres) ?? $0 } ?? "")
         }
     }
 
@@ -94,7 +101,8 @@ struct AuthSQL {
         try connection.rows(
             """
             UPDATE \(users) SET aud = $2, role = $3, email = $4, phone = $5, encrypted_password = $6, is_anonymous = $7,
-            app_metadata = $8, user_metadata = $9, email_confirmed_at = $10, last_sign_in_at = $11, created_at = $12, updated_at = $13
+            app_metadata = $8, user_metadata = $9, email_confirmed_at = $10, last_sign_in_at = $11, created_at = $12, updated_at = $13,
+            email_change = $14, email_change_sent_at = $15
             WHERE id = $1
             """, Self.values(user))
     }
@@ -209,7 +217,7 @@ struct AuthSQL {
             .text(user.id), .text(user.aud), .text(user.role), text(user.email), text(user.phone), text(user.passwordHash),
             .integer(user.isAnonymous ? 1 : 0), .text(JSONValue.object(user.appMetadata).jsonText),
             .text(JSONValue.object(user.userMetadata).jsonText), text(user.emailConfirmedAt), text(user.lastSignInAt),
-            .text(user.createdAt), .text(user.updatedAt),
+            .text(user.createdAt), .text(user.updatedAt), text(user.newEmail), text(user.emailChangeSentAt),
         ]
     }
 
@@ -231,6 +239,8 @@ struct AuthSQL {
         user.emailConfirmedAt = time(9)
         user.lastSignInAt = time(10)
         user.updatedAt = time(12) ?? user.createdAt
+        user.newEmail = row[13].text
+        user.emailChangeSentAt = time(14)
         return user
     }
 }

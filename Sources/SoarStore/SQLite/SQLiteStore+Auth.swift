@@ -26,6 +26,10 @@ extension SQLiteStore {
         try write { connection throws(StoreError) in try Self.auth.takeOneTimeToken(hash: hash, types: types, on: connection) }
     }
 
+    public func hasOneTimeToken(userID: String, type: String) throws(StoreError) -> Bool {
+        try read { connection throws(StoreError) in try Self.auth.hasOneTimeToken(userID: userID, type: type, on: connection) }
+    }
+
     public func saveFlowState(_ state: FlowState) throws(StoreError) {
         try write { connection throws(StoreError) in try Self.auth.saveFlowState(state, on: connection) }
     }
