@@ -31,7 +31,8 @@ let package = Package(
 
         .target(name: "SoarCore"),
         // The app side: platform-neutral, talks to the backend over URLSession only.
-        .target(name: "SoarClient", dependencies: ["SoarCore"]),
+        // SHA-256 for PKCE: CryptoKit on Apple systems, OpenSSL through SoarCrypto elsewhere.
+        .target(name: "SoarClient", dependencies: ["SoarCore", .target(name: "SoarCrypto", condition: .when(platforms: [.linux]))]),
         .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL"]),
         .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
         .target(name: "SoarHTTP2", dependencies: ["CNghttp2", "CLinux", "SoarCrypto"]),
@@ -56,7 +57,7 @@ let package = Package(
         .testTarget(name: "SoarHTTP2Tests", dependencies: ["SoarHTTP2"]),
         .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarHTTP2", "SoarTesting"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting", "SoarClient", "SoarCrypto", "SoarStore", "SoarMigrations"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting", "SoarClient", "SoarCrypto", "SoarStore", "SoarMigrations", "SoarAuth"]),
         .testTarget(name: "SoarClientTests", dependencies: ["SoarClient", "SoarTesting"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting"], exclude: ["Fixtures"]),

@@ -51,7 +51,8 @@ public final class AuthService: Sendable {
     ) {
         self.apple = apple
         mailer = email.mailer ?? DevelopmentMailbox(store: store)
-        redirects = email.redirects ?? Redirects(siteURL: tokens.issuer.replacingOccurrences(of: "/auth/v1", with: ""))
+        let site = email.redirects?.siteURL.isEmpty == false ? email.redirects?.siteURL : nil
+        redirects = Redirects(siteURL: site ?? tokens.issuer.replacingOccurrences(of: "/auth/v1", with: ""), allowList: email.redirects?.allowList ?? [])
         templates = email.templates
         confirmationRequired = email.confirmationRequired
         mailInterval = email.mailInterval

@@ -51,7 +51,7 @@ public struct Redirects: Sendable {
 public struct EmailSettings: Sendable {
     /// Nil: the development mailbox.
     public var mailer: (any Mailer)?
-    /// Nil: links lead back to the API's own address.
+    /// Nil, or an empty site URL: links lead back to the API's own address.
     public var redirects: Redirects?
     public var templates = MailTemplates()
     /// Sign-ups and email changes wait for the mailed link or code (`--email-confirm required`,
@@ -81,9 +81,10 @@ extension EmailSettings {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         var settings = EmailSettings()
         settings.mailer = try SMTPMailer.Settings.from(environment: environment).map { SMTPMailer($0) }
-        if let site = value("GOTRUE_SITE_URL") {
-            let list = (environment["GOTRUE_URI_ALLOW_LIST"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            settings.redirects = Redirects(siteURL: site, allowList: list)
+        let list = (environment["GOTRUE_URI_ALLOW_LIST"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if value("GOTRUE_SITE_URL") != nil || !list.isEmpty {
+            // Without a site URL, the API's own address (filled in by the service).
+            settings.redirects = Redirects(siteURL: value("GOTRUE_SITE_URL") ?? "", allowList: list)
         }
         if let autoconfirm = value("GOTRUE_MAILER_AUTOCONFIRM") {
             guard let on = ["true": true, "false": false][autoconfirm.lowercased()] else {

@@ -19,9 +19,10 @@ import Testing
         let control: String?
     }
 
-    static func serve(_ dir: TemporaryDirectory, _ extra: [String] = [], store: TestDatabase? = nil) throws -> Served {
+    static func serve(_ dir: TemporaryDirectory, _ extra: [String] = [], store: TestDatabase? = nil, environment: [String: String] = [:]) throws -> Served {
         let store = try store ?? TestDatabase(directory: dir.path)
-        let process = try BackgroundProcess(SoarBinary.path, ["serve"] + store.arguments + extra, environment: store.environment)
+        let process = try BackgroundProcess(
+            SoarBinary.path, ["serve"] + store.arguments + extra, environment: store.environment.merging(environment) { $1 })
         func value(_ prefix: String) throws -> String {
             let line = try #require(process.readLine(timeout: 30), "\(process.standardError)")
             #expect(line.hasPrefix(prefix), "\(line)")

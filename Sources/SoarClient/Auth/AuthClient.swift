@@ -9,8 +9,8 @@ import SoarCore
 public actor AuthClient {
     static let storageKey = "soar.session"
 
-    private let backend: Backend
-    private let store: any SecureStore
+    let backend: Backend
+    let store: any SecureStore
     private let now: @Sendable () -> Date
     /// A token this close to its expiry is refreshed before it is used.
     private let refreshMargin: TimeInterval
@@ -47,7 +47,11 @@ public actor AuthClient {
 
     // MARK: signing in and out
 
-    /// Creates an account and signs it in (the server confirms email addresses itself).
+    /// Creates an account and signs it in.
+    ///
+    /// - Throws: ``AppError`` `email_not_confirmed` ("Confirm your email address, then sign in.")
+    ///   when the backend requires confirmation: the account is made and a code and link are
+    ///   mailed; ``verify(email:code:type:)`` with `.signup` or ``session(from:)`` signs it in.
     @discardableResult
     public func signUp(email: String, password: String) async throws(AppError) -> Session {
         try await begin(Backend.Request(method: "POST", path: "auth/v1/signup", body: Self.json(["email": email, "password": password])))
@@ -80,9 +84,9 @@ public actor AuthClient {
         _ = try await backend.send(Backend.Request(method: "POST", path: "auth/v1/recover", body: Self.json(["email": email])), bearer: nil)
     }
 
-    /// What a mailed code was for.
+    /// What a mailed code was for: a sign-in (`email`), a sign-up's confirmation, or recovery.
     public enum CodeType: String, Sendable {
-        case email, recovery
+        case email, signup, recovery
     }
 
     /// Signs in with a mailed 6-digit code (once, within the hour).
@@ -186,18 +190,26 @@ public actor AuthClient {
         return finished
     }
 
-    private func begin(_ request: Backend.Request) async throws(AppError) -> Session {
-        let data = try await backend.send(request, bearer: nil)
+    func begin(_ request: Backend.Request, bearer: String? = nil) async throws(AppError) -> Session {
+        try await begin(data: try await backend.send(request, bearer: bearer))
+    }
+
+    /// Signs in with a session answer (GoTrue's JSON).
+    func begin(data: Data) async throws(AppError) -> Session {
         guard let new = try? JSONCoding.decode(Session.self, from: data) else {
             // A project that confirms email addresses answers a sign-up with the user alone.
             if (try? JSONValue.read(data).objectValue?["id"]) != nil { throw AppError(authCode: "email_not_confirmed") }
             throw AppError(.unknown, AppError.Messages.server, original: HTTPFailure(status: 200, body: data))
         }
+        await adopt(new)
+        return new
+    }
+
+    /// Makes `new` the current session; a switch to another user ends the old one, as a sign-out would.
+    func adopt(_ new: Session) async {
         let old = session
         replace(new, .signedIn)
-        // A switch to another user ends the old session, as a sign-out would.
         if let old, old.user.id != new.user.id, await endSession(old) { await revoke(old) }
-        return new
     }
 
     private func replace(_ new: Session?, _ kind: AuthEvent.Kind) {

@@ -84,6 +84,13 @@ extension AppError {
         "bad_code_verifier": (.authentication, "That sign-in link was opened on another device. Ask for a new one here."),
         "flow_state_not_found": (.authentication, "That code or link has expired or was already used. Ask for a new one."),
         "flow_state_expired": (.authentication, "That code or link has expired or was already used. Ask for a new one."),
+        "mfa_verification_failed": (.authentication, "That code is not right. Check your authenticator app and try again."),
+        "mfa_challenge_expired": (.authentication, "That code took too long. Try again with the code shown now."),
+        "mfa_challenge_not_found": (.authentication, "That code took too long. Try again with the code shown now."),
+        "mfa_factor_not_found": (.notFound, "That authenticator is no longer set up for this account."),
+        "mfa_factor_name_conflict": (.validation, "An authenticator with that name is already set up."),
+        "too_many_enrolled_mfa_factors": (.validation, "Remove an authenticator before adding another."),
+        "insufficient_aal": (.authentication, "Enter the code from your authenticator app first."),
     ]
 }
 
