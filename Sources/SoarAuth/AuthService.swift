@@ -6,8 +6,13 @@ import SoarStore
 /// GoTrue's behaviour over an ``AuthStore``: sign-up, sign-in, refresh rotation, users, sign-out.
 public final class AuthService: Sendable {
     public struct Limits: Sendable {
-        /// Sign-up and sign-in attempts per client IP (Supabase's local default: 30 per 5 minutes).
+        /// Sign-up, sign-in and mail requests per client IP (Supabase's default: 30 per 5 minutes).
         public var perAddress = 30
+        /// Codes and links verified per client IP (GoTrue's `RATE_LIMIT_VERIFY`): a 6-digit code
+        /// cannot be guessed by trying them all.
+        public var verifyPerAddress = 30
+        /// Refreshes per client IP (GoTrue's `RATE_LIMIT_TOKEN_REFRESH`).
+        public var refreshPerAddress = 150
         /// Failed password sign-ins per email from one client address: whoever guesses slows only
         /// themselves, never the account's owner signing in from elsewhere.
         public var perEmail = 10
@@ -24,6 +29,8 @@ public final class AuthService: Sendable {
     public let limits: Limits
     public let now: @Sendable () -> Date
     let byAddress: RateLimiter
+    let verifications: RateLimiter
+    private let refreshes: RateLimiter
     private let byEmail: RateLimiter
     /// When each address was last mailed (a code or link), for ``mailInterval``.
     let lastMailed = Locked([String: Date]())
@@ -62,6 +69,8 @@ public final class AuthService: Sendable {
         self.limits = limits
         self.now = now
         byAddress = RateLimiter(limit: limits.perAddress, window: limits.window)
+        verifications = RateLimiter(limit: limits.verifyPerAddress, window: limits.window)
+        refreshes = RateLimiter(limit: limits.refreshPerAddress, window: limits.window)
         byEmail = RateLimiter(limit: limits.perEmail, window: limits.window)
         decoy = (try? hasher.hash(RandomUUID.lowercase())) ?? ""
     }
@@ -203,7 +212,8 @@ public final class AuthService: Sendable {
     }
 
     /// `POST /token?grant_type=refresh_token`: single use, rotated, with GoTrue's reuse detection.
-    public func refresh(_ refreshToken: String) throws(AuthError) -> AuthSession {
+    public func refresh(_ refreshToken: String, address: String) throws(AuthError) -> AuthSession {
+        try admit(address, by: refreshes)
         guard !refreshToken.isEmpty else { throw .refreshTokenNotFound }
         let successors = try self.successors(of: refreshToken)
         let outcome: RefreshOutcome

@@ -161,7 +161,8 @@ extension AuthService {
     /// `/verify`: a code (with its email) or a link's token hash, once, within the hour; the email
     /// is confirmed by it. `pkce` (a link opened in a browser) answers an auth code when the code
     /// was asked for with a PKCE challenge.
-    public func verify(type: String, email: String?, code: String?, tokenHash: String?, pkce: Bool) throws(AuthError) -> Verified {
+    public func verify(type: String, email: String?, code: String?, tokenHash: String?, pkce: Bool, address: String) throws(AuthError) -> Verified {
+        try admit(address, by: verifications)
         let types: [String] = switch type {
         case "magiclink", "signup", "email": ["magiclink", "signup"]
         case "recovery": ["recovery"]

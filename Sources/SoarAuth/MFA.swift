@@ -53,7 +53,8 @@ extension AuthService {
 
     /// A code for a challenge: the factor is verified, and the signed-in session is replaced by
     /// one at `aal2`.
-    public func verifyFactor(user: AuthUser, sessionID: String?, factorID: String, challengeID: String, code: String) throws(AuthError) -> AuthSession {
+    public func verifyFactor(user: AuthUser, sessionID: String?, factorID: String, challengeID: String, code: String, address: String) throws(AuthError) -> AuthSession {
+        try admit(address, by: verifications)
         let factor = try factor(factorID, of: user)
         let taken: (factorID: String, createdAt: String)?
         do { taken = RandomUUID.parse(challengeID) == nil ? nil : try store.takeChallenge(id: challengeID) } catch { throw .storeFailed(error) }

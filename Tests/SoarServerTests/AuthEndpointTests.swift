@@ -1,6 +1,8 @@
 import Foundation
 import SoarCore
+import SoarAuth
 import SoarCrypto
+import SoarServer
 import SoarTesting
 import Testing
 
@@ -214,6 +216,30 @@ import Testing
         time.advance(by: 290)
         let later = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"l@example.com","password":"correct-horse"}"#)
         #expect(later.status == 200, "the window passed")
+    }
+
+    @Test func codesCannotBeGuessedByTryingThemAll() async throws {
+        let email = "guess@example.com"
+        _ = try await fixture.call("POST", "/auth/v1/otp", body: #"{"email":"\#(email)"}"#)
+        var statuses: [Int] = []
+        for attempt in 0..<30 {
+            statuses.append(try await fixture.call("POST", "/auth/v1/verify", body: #"{"type":"email","email":"\#(email)","token":"\#(String(format: "%06d", attempt))"}"#).status)
+        }
+        #expect(statuses.allSatisfy { $0 == 403 }, "\(statuses)")
+        let refused = try await fixture.call("POST", "/auth/v1/verify", body: #"{"type":"email","email":"\#(email)","token":"999999"}"#)
+        #expect(refused.status == 429 && refused.object["error_code"] == "over_request_rate_limit", "GoTrue's RATE_LIMIT_VERIFY: \(refused.text)")
+    }
+
+    @Test func refreshesAreLimitedPerAddress() async throws {
+        let limited = try ServerFixture(configure: { $0.authLimits.refreshPerAddress = 2 }, now: time.now)
+        var token = try await limited.signUp("r@example.com").refresh
+        for _ in 0..<2 {
+            let answer = try await limited.call("POST", "/auth/v1/token?grant_type=refresh_token", body: #"{"refresh_token":"\#(token)"}"#)
+            #expect(answer.status == 200)
+            token = answer.object["refresh_token"]?.stringValue ?? ""
+        }
+        let refused = try await limited.call("POST", "/auth/v1/token?grant_type=refresh_token", body: #"{"refresh_token":"\#(token)"}"#)
+        #expect(refused.status == 429, "\(refused.text)")
     }
 
     @Test func signingInOftenIsNotGuessing() async throws {

@@ -52,6 +52,10 @@ struct ServeCommand: Command {
         GOTRUE_MAILER_TEMPLATES_<KIND> (a file; or supabase/templates/<kind>.html) replace a mail's
         subject and HTML, for CONFIRMATION, MAGIC_LINK, RECOVERY and EMAIL_CHANGE.
 
+        Rate limits, per client address per 5 minutes (0: none): SOAR_RATE_LIMIT_SIGN_IN (30: sign-ups,
+        sign-ins, mail requests), GOTRUE_RATE_LIMIT_VERIFY (30: codes and links, MFA codes),
+        GOTRUE_RATE_LIMIT_TOKEN_REFRESH (150: refreshes).
+
         Signing keys: SOAR_JWT_KEYS_DIR names a folder of P-256 keys in PEM (soar keys generate makes
         them); the last private one by name signs access tokens as ES256, every one verifies, and
         /auth/v1/.well-known/jwks.json publishes them. Add a newer key to rotate; remove one to retire it.
@@ -104,6 +108,14 @@ struct ServeCommand: Command {
         if let confirm = arguments.value("--email-confirm") {
             guard ["required", "off"].contains(confirm) else { throw .usage("--email-confirm must be required or off, not \"\(confirm)\"") }
             configuration.email.confirmationRequired = confirm == "required"
+        }
+        // Attempts per client address per 5 minutes (0: no limit), by GoTrue's names where it has them.
+        for (name, limit) in [("SOAR_RATE_LIMIT_SIGN_IN", \AuthService.Limits.perAddress), ("GOTRUE_RATE_LIMIT_VERIFY", \.verifyPerAddress),
+            ("GOTRUE_RATE_LIMIT_TOKEN_REFRESH", \.refreshPerAddress)]
+        {
+            guard let text = environment[name], !text.isEmpty else { continue }
+            guard let value = Int(text), value >= 0 else { throw .configuration("\(name) must be a whole number of attempts (0: no limit), not \"\(text)\"") }
+            configuration.authLimits[keyPath: limit] = value
         }
         // Asymmetric signing keys: a folder of P-256 keys, the last private one signing.
         if let folder = environment["SOAR_JWT_KEYS_DIR"].flatMap({ $0.isEmpty ? nil : $0 }) {

@@ -58,7 +58,7 @@ struct AuthEndpoints: Sendable {
                 }
                 return .json(200, try auth.signIn(email: email, password: password, address: exchange.request.remoteAddress).json)
             case "refresh_token":
-                return .json(200, try auth.refresh(try Self.string(body, "refresh_token") ?? "").json)
+                return .json(200, try auth.refresh(try Self.string(body, "refresh_token") ?? "", address: exchange.request.remoteAddress).json)
             case "pkce":
                 return .json(200, try auth.exchange(authCode: try Self.string(body, "auth_code") ?? "", verifier: try Self.string(body, "code_verifier") ?? "").json)
             case "id_token":

@@ -67,7 +67,7 @@ struct EmailEndpoints: Sendable {
         let body = try AuthEndpoints.object(exchange)
         let (type, email) = (try AuthEndpoints.string(body, "type") ?? "", try AuthEndpoints.string(body, "email"))
         let (code, hash) = (try AuthEndpoints.string(body, "token"), try AuthEndpoints.string(body, "token_hash"))
-        let verified = try run { () throws(AuthError) in try auth.verify(type: type, email: email, code: code, tokenHash: hash, pkce: false) }
+        let verified = try run { () throws(AuthError) in try auth.verify(type: type, email: email, code: code, tokenHash: hash, pkce: false, address: exchange.request.remoteAddress) }
         switch verified {
         case .session(let session): return .json(200, session.json)
         case .awaitingOtherConfirmation: return .json(200, ["msg": .string(AuthService.Verified.otherConfirmationMessage), "code": "200"])
@@ -88,7 +88,7 @@ struct EmailEndpoints: Sendable {
         }
         let type = request.queryValue("type") ?? ""
         do throws(AuthError) {
-            switch try auth.verify(type: type, email: nil, code: nil, tokenHash: request.queryValue("token"), pkce: true) {
+            switch try auth.verify(type: type, email: nil, code: nil, tokenHash: request.queryValue("token"), pkce: true, address: request.remoteAddress) {
             case .authCode(let code):
                 return redirect(target + (target.contains("?") ? "&" : "?") + encoded([("code", code)]))
             case .awaitingOtherConfirmation:

@@ -43,7 +43,7 @@ struct MFAEndpoints: Sendable {
         let (challengeID, code) = (try AuthEndpoints.string(body, "challenge_id") ?? "", try AuthEndpoints.string(body, "code") ?? "")
         let id = exchange.parameters["id"] ?? ""
         let verified = try run { () throws(AuthError) in
-            try auth.verifyFactor(user: user, sessionID: session, factorID: id, challengeID: challengeID, code: code)
+            try auth.verifyFactor(user: user, sessionID: session, factorID: id, challengeID: challengeID, code: code, address: exchange.request.remoteAddress)
         }
         var json = verified.json.objectValue ?? [:]
         if var person = json["user"]?.objectValue {
