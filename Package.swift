@@ -25,6 +25,7 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
         systemLibrary("CQREncode", pkgConfig: "libqrencode", apt: ["libqrencode-dev"]),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
+        systemLibrary("CArgon2", pkgConfig: "libargon2", apt: ["libargon2-dev"]),
         // No pkg-config file ships with libpg-query-dev: the module map links it by name.
         .systemLibrary(name: "CPgQuery", providers: [.apt(["libpg-query-dev"])]),
         .systemLibrary(name: "CLinux"),
@@ -33,7 +34,7 @@ let package = Package(
         // The app side: platform-neutral, talks to the backend over URLSession only.
         // SHA-256 for PKCE: CryptoKit on Apple systems, OpenSSL through SoarCrypto elsewhere.
         .target(name: "SoarClient", dependencies: ["SoarCore", .target(name: "SoarCrypto", condition: .when(platforms: [.linux]))]),
-        .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL"]),
+        .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL", "CArgon2"]),
         .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
         .target(name: "SoarHTTP2", dependencies: ["CNghttp2", "CLinux", "SoarCrypto"]),
         // The provider and the emulator hold APNs logic only: HTTP/2, sockets and the event loop are SoarHTTP2's.
@@ -64,7 +65,7 @@ let package = Package(
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarCrypto", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery", "CQREncode", "CCurl"]
+            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery", "CQREncode", "CCurl", "CArgon2"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -158,7 +158,13 @@ public final class AuthService: Sendable {
         }
         byEmail.forgive(guesses)  // the per-email limit counts failed attempts
         guard user.emailConfirmedAt != nil || user.isAnonymous else { throw AuthError(400, "email_not_confirmed", "Email not confirmed") }
-        return try startSession(for: user, method: "password")
+        var signedIn = user
+        if let stored = user.passwordHash, hasher.needsRehash(stored), let renewed = try? hasher.hash(password) {
+            // An older scheme or cost, upgraded now that the password is at hand (best effort).
+            signedIn.passwordHash = renewed
+            _ = try? store.updateUser(signedIn)
+        }
+        return try startSession(for: signedIn, method: "password")
     }
 
     /// `POST /token?grant_type=id_token`: Sign in with Apple. The identity's user is signed in; a

@@ -34,7 +34,7 @@ public final class ServerFixture: Sendable {
         var configuration = Server.Configuration()
         configuration.port = 0
         // A cheap hash keeps sign-ups fast in tests; the format and checks are the production ones.
-        configuration.passwordHasher = PasswordHasher(iterations: 1000)
+        configuration.passwordHasher = PasswordHasher(memoryKiB: 64, passes: 1)
         configure(&configuration)
         let store: any Store
         if PostgresCluster.selected {

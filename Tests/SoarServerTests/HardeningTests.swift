@@ -1,5 +1,6 @@
 import Foundation
 import SoarCore
+import SoarCrypto
 import SoarAuth
 import SoarHTTP
 import SoarServer
@@ -194,14 +195,14 @@ final class RawSocket {
         #expect(try await guarded.call("GET", "/metrics", bearer: guarded.serviceKey, headers: ["apikey": guarded.serviceKey]).status == 200)
     }
 
-    /// Counts verifications and the work each took (the iterations in the hash checked).
+    /// Counts verifications and the work each took (the memory the hash checked asks for).
     final class CountingHasher: PasswordHashing, @unchecked Sendable {
-        let inner = PasswordHasher(iterations: 1000)
+        let inner = PasswordHasher(memoryKiB: 64, passes: 1)
         let checked = Locked([Int]())
         var minimumLength: Int { inner.minimumLength }
         func hash(_ password: String) throws(AuthError) -> String { try inner.hash(password) }
         func verify(_ password: String, against stored: String) -> Bool {
-            checked.withLock { $0.append(Int(stored.split(separator: "$").dropFirst().first ?? "") ?? 0) }
+            checked.withLock { $0.append(Argon2id.parameters(of: stored)?.memoryKiB ?? 0) }
             return inner.verify(password, against: stored)
         }
     }
@@ -214,7 +215,7 @@ final class RawSocket {
         let wrong = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"known@example.com","password":"not-it-at-all"}"#)
         let unknown = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"nobody@example.com","password":"not-it-at-all"}"#)
         #expect(wrong.status == 400 && unknown.status == 400 && wrong.text == unknown.text, "one answer for both")
-        #expect(hasher.checked.withLock { $0 } == [1000, 1000], "one full verification each")
+        #expect(hasher.checked.withLock { $0 } == [64, 64], "one full verification each")
     }
 }
 

@@ -1,0 +1,33 @@
+import Foundation
+import SoarAuth
+import SoarCrypto
+import Testing
+
+/// Argon2id for new hashes; hashes of earlier versions verify and ask to be made again.
+@Suite struct PasswordHasherTests {
+    let hasher = PasswordHasher(memoryKiB: 64, passes: 1)
+
+    @Test func argon2idHashesVerifyAndCarryTheirCost() throws {
+        let stored = try hasher.hash("correct-horse")
+        #expect(stored.hasPrefix("$argon2id$v=19$m=64,t=1,p=1$"))
+        #expect(hasher.verify("correct-horse", against: stored) && !hasher.verify("correct-horsf", against: stored))
+        #expect(!hasher.needsRehash(stored))
+        #expect(PasswordHasher(memoryKiB: 128, passes: 1).needsRehash(stored), "a higher cost upgrades older hashes")
+        #expect(try hasher.hash("correct-horse") != stored, "a salt each")
+        #expect(PasswordHasher().memoryKiB == 19_456 && PasswordHasher().passes == 2, "OWASP's parameters by default")
+    }
+
+    @Test func earlierPBKDF2HashesStillVerifyAndAskToBeMadeAgain() throws {
+        let salt = Data(repeating: 7, count: 16)
+        let derived = try pbkdf2SHA256(password: "correct-horse", salt: salt, iterations: 1000)
+        let legacy = "pbkdf2-sha256$1000$\(salt.base64EncodedString())$\(derived.base64EncodedString())"
+        #expect(hasher.verify("correct-horse", against: legacy) && !hasher.verify("wrong-horse", against: legacy))
+        #expect(hasher.needsRehash(legacy))
+    }
+
+    @Test func aStoredHashCannotAskForGigabytes() throws {
+        let stored = try hasher.hash("correct-horse").replacingOccurrences(of: "m=64,", with: "m=4194304,")
+        #expect(!hasher.verify("correct-horse", against: stored))
+        #expect(!hasher.verify("x", against: "$argon2id$garbage") && !hasher.verify("x", against: ""))
+    }
+}
