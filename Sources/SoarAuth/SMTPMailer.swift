@@ -4,7 +4,8 @@ import SoarCore
 import SoarStore
 
 /// Mail through an SMTP server, with libcurl speaking the protocol: STARTTLS when the server
-/// offers it (TLS from the start on port 465), AUTH when a user is set, bounded by timeouts.
+/// offers it and always when there is a password to send (TLS from the start on port 465), AUTH
+/// when a user is set, bounded by timeouts.
 /// Configured by Supabase's names (`SMTP_HOST`, `SMTP_PORT`, `SMTP_USER`, `SMTP_PASS`,
 /// `SMTP_ADMIN_EMAIL` the sender, `SMTP_SENDER_NAME`).
 public struct SMTPMailer: Mailer {
@@ -17,6 +18,9 @@ public struct SMTPMailer: Mailer {
         public var senderName: String?
         /// Seconds a mail may take in all (a server that hangs fails within it).
         public var timeout = 15
+        /// The CA certificates that vouch for the server (`SSL_CERT_FILE`, for a private CA);
+        /// nil: the system's.
+        public var caFile: String?
 
         public init(host: String, port: Int, user: String?, password: String?, sender: String, senderName: String?) {
             self.host = host
@@ -36,7 +40,9 @@ public struct SMTPMailer: Mailer {
             let portText = value("SMTP_PORT") ?? "587"
             guard let port = Int(portText), (1...65535).contains(port) else { throw AuthError(500, "configuration", "SMTP_PORT must be a port number, not \(portText)") }
             guard let sender = value("SMTP_ADMIN_EMAIL") else { throw AuthError(500, "configuration", "SMTP_ADMIN_EMAIL (the sender's address) is required with SMTP_HOST") }
-            return Settings(host: host, port: port, user: value("SMTP_USER"), password: value("SMTP_PASS"), sender: sender, senderName: value("SMTP_SENDER_NAME"))
+            var settings = Settings(host: host, port: port, user: value("SMTP_USER"), password: value("SMTP_PASS"), sender: sender, senderName: value("SMTP_SENDER_NAME"))
+            settings.caFile = value("SSL_CERT_FILE")
+            return settings
         }
     }
 
@@ -61,12 +67,15 @@ public struct SMTPMailer: Mailer {
         set(CCurl_set_string(curl, CURLOPT_MAIL_FROM, "<\(settings.sender)>"))
         set(CCurl_set_pointer(curl, CURLOPT_MAIL_RCPT, recipients.map { UnsafeMutableRawPointer($0) }))
         set(CCurl_set_long(curl, CURLOPT_UPLOAD, 1))
-        set(CCurl_set_long(curl, CURLOPT_USE_SSL, Int(CURLUSESSL_TRY.rawValue)))
+        // STARTTLS when offered; required when there is a password to send.
+        let tls = settings.user == nil && settings.password == nil ? CURLUSESSL_TRY : CURLUSESSL_ALL
+        set(CCurl_set_long(curl, CURLOPT_USE_SSL, Int(tls.rawValue)))
         set(CCurl_set_long(curl, CURLOPT_TIMEOUT, settings.timeout))
         // The wait for the server's answer to the mail's end is bounded only by this (else 120 s).
         set(CCurl_set_long(curl, CURLOPT_SERVER_RESPONSE_TIMEOUT, settings.timeout))
         set(CCurl_set_long(curl, CURLOPT_CONNECTTIMEOUT, 5))
         set(CCurl_set_long(curl, CURLOPT_NOSIGNAL, 1))
+        if let caFile = settings.caFile { set(CCurl_set_string(curl, CURLOPT_CAINFO, caFile)) }
         if let user = settings.user { set(CCurl_set_string(curl, CURLOPT_USERNAME, user)) }
         if let password = settings.password { set(CCurl_set_string(curl, CURLOPT_PASSWORD, password)) }
         set(CCurl_set_read(curl, { buffer, size, count, context in

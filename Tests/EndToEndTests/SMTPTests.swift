@@ -7,8 +7,9 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct SMTPTests {
     static let peer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/smtp_peer.py").standardized.path
 
-    func serve(_ dir: TemporaryDirectory, smtpPort: String) throws -> (BackgroundProcess, String, String) {
+    func serve(_ dir: TemporaryDirectory, smtpPort: String, extra: [String: String] = [:]) throws -> (BackgroundProcess, String, String) {
         let environment = ["SMTP_HOST": "127.0.0.1", "SMTP_PORT": smtpPort, "SMTP_ADMIN_EMAIL": "auth@example.com", "SMTP_SENDER_NAME": "Soar Test"]
+            .merging(extra) { $1 }
         let server = try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/soar.db"], environment: environment)
         let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
         let anon = try #require(server.readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
@@ -29,7 +30,7 @@ import Testing
         #expect(try post(url, anon, "/auth/v1/otp", #"{"email":"reader@example.com"}"#).status == "200")
         let mail = try String(contentsOfFile: dir.path + "/mail.jsonl", encoding: .utf8)
         #expect(mail.contains(#""to": ["<reader@example.com>"]"#) || mail.contains("reader@example.com"), "\(mail)")
-        #expect(mail.contains("Soar Test") && mail.contains("Subject: Confirm your email"), "\(mail)")
+        #expect(mail.contains("Soar Test") && mail.contains("Subject: Confirm your email address"), "\(mail)")
         let code = try #require(mail.firstMatch(of: /\b(\d{6})\b/).map { String($0.1) })
         let verified = try post(url, anon, "/auth/v1/verify", #"{"type":"email","email":"reader@example.com","token":"\#(code)"}"#)
         #expect(verified.status == "200" && verified.body.contains("access_token"), "\(verified)")
@@ -52,5 +53,35 @@ import Testing
         let unreachable = try post(url3, anon3, "/auth/v1/otp", #"{"email":"late@example.com"}"#)
         #expect(unreachable.status == "500" && unreachable.body.contains("Error sending email"), "\(unreachable)")
         #expect(down.stop() == 0)
+    }
+
+    @Test func mailGoesOverSTARTTLSWithAUTHAndAWrongPasswordIsReported() throws {
+        let dir = TemporaryDirectory("soar-smtp-tls")
+        let (cert, key) = (dir.path + "/cert.pem", dir.path + "/key.pem")
+        let made = try ProcessRunner.run("openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert,
+        ])
+        #expect(made.status == 0, "\(made.stderr)")
+        let peer = try BackgroundProcess("/usr/bin/env", ["python3", Self.peer, dir.path + "/mail.jsonl", "tls-auth", cert, key, "relay", "relay-secret"])
+        let port = try #require(peer.readLine(), "\(peer.standardError)")
+        let tls = ["SMTP_USER": "relay", "SMTP_PASS": "relay-secret", "SSL_CERT_FILE": cert]
+        let (server, url, anon) = try serve(dir, smtpPort: port, extra: tls)
+        #expect(try post(url, anon, "/auth/v1/otp", #"{"email":"secure@example.com"}"#).status == "200")
+        let mail = try String(contentsOfFile: dir.path + "/mail.jsonl", encoding: .utf8)
+        #expect(mail.contains("secure@example.com") && mail.contains("Your sign-in link") == false && mail.contains("Confirm your email address"), "\(mail)")
+        #expect(server.stop() == 0)
+
+        // The wrong password: refused by the server, reported, no account left.
+        let (wrong, url2, anon2) = try serve(dir, smtpPort: port, extra: tls.merging(["SMTP_PASS": "not-it"]) { $1 })
+        let refused = try post(url2, anon2, "/auth/v1/otp", #"{"email":"other@example.com"}"#)
+        #expect(refused.status == "500" && refused.body.contains("Error sending email"), "\(refused)")
+        #expect(wrong.stop() == 0)
+        // A CA that does not vouch for the server: no mail, no password sent in the clear.
+        let (untrusting, url3, anon3) = try serve(dir, smtpPort: port, extra: tls.merging(["SSL_CERT_FILE": "/etc/ssl/certs/ca-certificates.crt"]) { $1 })
+        let unverified = try post(url3, anon3, "/auth/v1/otp", #"{"email":"third@example.com"}"#)
+        #expect(unverified.status == "500" && unverified.body.contains("Error sending email"), "\(unverified)")
+        #expect(untrusting.stop() == 0)
+        _ = peer.stop()
     }
 }

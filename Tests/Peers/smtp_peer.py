@@ -1,16 +1,19 @@
 """An SMTP server (aiosmtpd) for soar's mail: prints its port, then keeps each message as a JSON
 line in OUT. With `refuse`, every recipient is refused (550); with `hang`, a message's data is
-never answered.
+never answered; with `tls-auth CERT KEY USER PASS`, STARTTLS is offered and AUTH with that user
+required (over TLS only).
 
-Usage: smtp_peer.py OUT [accept|refuse|hang]
+Usage: smtp_peer.py OUT [accept|refuse|hang|tls-auth CERT KEY USER PASS]
 """
 import asyncio
 import json
 import signal
 import socket
+import ssl
 import sys
 
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult
 
 out, mode = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "accept")
 
@@ -34,7 +37,17 @@ probe = socket.socket()
 probe.bind(("127.0.0.1", 0))
 port = probe.getsockname()[1]
 probe.close()
-controller = Controller(Keeper(), hostname="127.0.0.1", port=port)
+options = {}
+if mode == "tls-auth":
+    cert, key, user, password = sys.argv[3:7]
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+
+    def check(server, session, envelope, mechanism, auth_data):
+        return AuthResult(success=auth_data.login.decode() == user and auth_data.password.decode() == password)
+
+    options = {"tls_context": context, "require_starttls": True, "authenticator": check, "auth_required": True, "auth_require_tls": True}
+controller = Controller(Keeper(), hostname="127.0.0.1", port=port, server_kwargs=options) if options else Controller(Keeper(), hostname="127.0.0.1", port=port)
 controller.start()
 print(port, flush=True)
 loop = asyncio.new_event_loop()
