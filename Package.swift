@@ -26,6 +26,8 @@ let package = Package(
         systemLibrary("CQREncode", pkgConfig: "libqrencode", apt: ["libqrencode-dev"]),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
         systemLibrary("CArgon2", pkgConfig: "libargon2", apt: ["libargon2-dev"]),
+        // libxcrypt: bcrypt, to verify the hashes of users imported from Supabase.
+        systemLibrary("CCrypt", pkgConfig: "libcrypt", apt: ["libcrypt-dev"]),
         // No pkg-config file ships with libpg-query-dev: the module map links it by name.
         .systemLibrary(name: "CPgQuery", providers: [.apt(["libpg-query-dev"])]),
         .systemLibrary(name: "CLinux"),
@@ -34,7 +36,7 @@ let package = Package(
         // The app side: platform-neutral, talks to the backend over URLSession only.
         // SHA-256 for PKCE: CryptoKit on Apple systems, OpenSSL through SoarCrypto elsewhere.
         .target(name: "SoarClient", dependencies: ["SoarCore", .target(name: "SoarCrypto", condition: .when(platforms: [.linux]))]),
-        .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL", "CArgon2"]),
+        .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL", "CArgon2", "CCrypt"]),
         .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
         .target(name: "SoarHTTP2", dependencies: ["CNghttp2", "CLinux", "SoarCrypto"]),
         // The provider and the emulator hold APNs logic only: HTTP/2, sockets and the event loop are SoarHTTP2's.
@@ -65,7 +67,7 @@ let package = Package(
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarCrypto", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery", "CQREncode", "CCurl", "CArgon2"]
+            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery", "CQREncode", "CCurl", "CArgon2", "CCrypt"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -262,13 +262,35 @@ public final class AuthService: Sendable {
     }
 
     /// `POST /admin/users`: a user created by the service role, not signed in.
+    /// What a user imported from elsewhere keeps: its id, and its password hash (bcrypt from
+    /// Supabase, Argon2id, or Soar's PBKDF2), upgraded at the first sign-in.
+    public struct Imported: Sendable {
+        public var id: String?
+        public var passwordHash: String?
+        public init(id: String? = nil, passwordHash: String? = nil) {
+            self.id = id
+            self.passwordHash = passwordHash
+        }
+    }
+
     public func createUser(
-        email: String, password: String?, userMetadata: [String: JSONValue], appMetadata: [String: JSONValue], confirmed: Bool
+        email: String, password: String?, userMetadata: [String: JSONValue], appMetadata: [String: JSONValue], confirmed: Bool,
+        imported: Imported = Imported()
     ) throws(AuthError) -> AuthUser {
         let time = Timestamp.postgres(now())
         var user = AuthUser(id: RandomUUID.lowercase(), createdAt: time)
+        if let id = imported.id {
+            guard let parsed = RandomUUID.parse(id), parsed != UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) else {
+                throw .validation("ID must conform to the uuid v4 format")
+            }
+            user.id = parsed.uuidString.lowercased()
+        }
         user.email = try Self.normalized(email: email)
-        if let password {
+        if let hash = imported.passwordHash {
+            guard password == nil else { throw .validation("Only a password or a password hash should be provided") }
+            guard hasher.recognizes(hash) else { throw .validation("Invalid password hash: give a bcrypt ($2a$, $2b$, $2y$) or Argon2id hash") }
+            user.passwordHash = hash
+        } else if let password {
             try checkStrength(password)
             user.passwordHash = try hasher.hash(password)
         }

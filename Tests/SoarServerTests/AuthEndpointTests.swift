@@ -3,6 +3,7 @@ import SoarCore
 import SoarAuth
 import SoarCrypto
 import SoarServer
+import SoarStore
 import SoarTesting
 import Testing
 
@@ -240,6 +241,29 @@ import Testing
         }
         let refused = try await limited.call("POST", "/auth/v1/token?grant_type=refresh_token", body: #"{"refresh_token":"\#(token)"}"#)
         #expect(refused.status == 429, "\(refused.text)")
+    }
+
+    @Test func usersImportedFromSupabaseKeepTheirIdAndBcryptPassword() async throws {
+        let service = fixture.serviceKey
+        let vector = "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"  // "U*U"
+        let id = "5b0f3c2e-8a41-4d7b-9c3e-2f6a1b7d9e01"
+        let made = try await fixture.call(
+            "POST", "/auth/v1/admin/users", bearer: service, headers: ["apikey": service],
+            body: #"{"email":"imported@example.com","password_hash":"\#(vector)","id":"\#(id)","email_confirm":true}"#)
+        #expect(made.status == 200 && made.object["id"] == .string(id), "\(made.text)")
+        for _ in 0..<2 {  // the bcrypt hash, then the Argon2id one it was upgraded to
+            let signedIn = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"imported@example.com","password":"U*U"}"#)
+            #expect(signedIn.status == 200, "\(signedIn.text)")
+        }
+        let stored = try fixture.server.auth.store.user(id: id)?.passwordHash ?? ""
+        #expect(stored.hasPrefix("$argon2id$"), "upgraded at the first sign-in: \(stored)")
+        let both = try await fixture.call(
+            "POST", "/auth/v1/admin/users", bearer: service, headers: ["apikey": service],
+            body: #"{"email":"x@example.com","password":"a-password","password_hash":"\#(vector)"}"#)
+        #expect(both.status == 400 && both.text.contains("Only a password or a password hash"))
+        let unknown = try await fixture.call(
+            "POST", "/auth/v1/admin/users", bearer: service, headers: ["apikey": service], body: #"{"email":"y@example.com","password_hash":"$1$md5$crypt"}"#)
+        #expect(unknown.status == 400 && unknown.text.contains("Invalid password hash"))
     }
 
     @Test func signingInOftenIsNotGuessing() async throws {

@@ -30,4 +30,14 @@ import Testing
         #expect(!hasher.verify("correct-horse", against: stored))
         #expect(!hasher.verify("x", against: "$argon2id$garbage") && !hasher.verify("x", against: ""))
     }
+
+    @Test func bcryptHashesFromSupabaseVerifyAndAreUpgraded() {
+        // A published bcrypt test vector (OpenBSD's and John the Ripper's): "U*U" at cost 5.
+        let vector = "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
+        #expect(hasher.recognizes(vector) && hasher.verify("U*U", against: vector) && !hasher.verify("U*V", against: vector))
+        #expect(hasher.needsRehash(vector))
+        let costly = vector.replacingOccurrences(of: "$05$", with: "$31$")
+        #expect(!hasher.recognizes(costly) && !hasher.verify("U*U", against: costly), "a stored hash cannot ask for hours")
+        #expect(!hasher.recognizes("$1$abc$def") && !hasher.recognizes("plain text"))
+    }
 }

@@ -60,10 +60,12 @@ struct AdminEndpoints: Sendable {
         guard let email = try AuthEndpoints.string(body, "email") else { throw .auth(.validation("email is required")) }
         let password = try AuthEndpoints.string(body, "password")
         let userMetadata = try AuthEndpoints.metadata(body, "user_metadata")
+        // An import from Supabase keeps the user's id and password hash (GoTrue's `id`, `password_hash`).
+        let imported = AuthService.Imported(id: try AuthEndpoints.string(body, "id"), passwordHash: try AuthEndpoints.string(body, "password_hash"))
         do {
             let user = try auth.createUser(
                 email: email, password: password, userMetadata: userMetadata,
-                appMetadata: body["app_metadata"]?.objectValue ?? [:], confirmed: body["email_confirm"]?.boolValue == true)
+                appMetadata: body["app_metadata"]?.objectValue ?? [:], confirmed: body["email_confirm"]?.boolValue == true, imported: imported)
             return .json(200, user.json)
         } catch {
             throw .auth(error)
