@@ -28,8 +28,9 @@ let package = Package(
         systemLibrary("CArgon2", pkgConfig: "libargon2", apt: ["libargon2-dev"]),
         // libxcrypt: bcrypt, to verify the hashes of users imported from Supabase.
         systemLibrary("CCrypt", pkgConfig: "libcrypt", apt: ["libcrypt-dev"]),
-        // No pkg-config file ships with libpg-query-dev: the module map links it by name.
+        // No pkg-config file ships with libpg-query-dev or libwslay-dev: the module maps link them by name.
         .systemLibrary(name: "CPgQuery", providers: [.apt(["libpg-query-dev"])]),
+        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
         .systemLibrary(name: "CLinux"),
 
         .target(name: "SoarCore"),
@@ -49,7 +50,8 @@ let package = Package(
         .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CPostgres", "SoarMigrations", "SoarSchema"]),
         .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore", "CQREncode", "CCurl"]),
         .target(name: "SoarPush", dependencies: ["SoarCore", "SoarAPNs", "SoarStore"]),
-        .target(name: "SoarServer", dependencies: ["SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush"]),
+        .target(name: "SoarRealtime", dependencies: ["SoarCore", "SoarHTTP", "SoarHTTP2", "CWslay"]),
+        .target(name: "SoarServer", dependencies: ["SoarRealtime", "SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarServer", "SoarClient"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
         .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCore", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient"]),
@@ -67,7 +69,7 @@ let package = Package(
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarCrypto", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery", "CQREncode", "CCurl", "CArgon2", "CCrypt"]
+            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery", "CQREncode", "CCurl", "CArgon2", "CCrypt", "CWslay"]
         ),
     ],
     swiftLanguageModes: [.v6]

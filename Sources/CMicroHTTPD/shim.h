@@ -80,3 +80,8 @@ static inline void CMicroHTTPD_client_address(struct MHD_Connection *connection,
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, out, (socklen_t)size);
     }
 }
+
+/* MHD_upgrade_action is variadic: closing an upgraded connection is the one action Soar takes. */
+static inline int CMicroHTTPD_close_upgraded(struct MHD_UpgradeResponseHandle *urh) {
+    return (int)MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+}

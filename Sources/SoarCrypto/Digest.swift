@@ -23,3 +23,10 @@ public func pbkdf2SHA256(password: String, salt: Data, iterations: Int, length: 
     try OpenSSLError.check(result, "PKCS5_PBKDF2_HMAC")
     return Data(out)
 }
+
+/// SHA-1 of `data`: only where a protocol fixes it (WebSocket's `Sec-WebSocket-Accept`).
+public func sha1(_ data: Data) -> Data {
+    var out = [UInt8](repeating: 0, count: 20)
+    data.withUnsafeBytes { raw in _ = SHA1(raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count, &out) }
+    return Data(out)
+}

@@ -36,6 +36,8 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: Data
+    /// With a 101 answer: who takes the connection over once it went out.
+    public var upgrade: (@Sendable (UpgradedSocket) -> Void)?
 
     public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
         self.status = status

@@ -16,6 +16,8 @@ final class RequestBuffer {
     var headers: [(String, String)] = []
     /// Set while the connection is suspended waiting for the handler's later answer.
     var later: LaterAnswer?
+    /// Answered with a 101: the connection is no longer an HTTP one.
+    var upgraded = false
 }
 
 /// libmicrohttpd's request-line callback, before it decodes the target: the request's slot.
@@ -137,7 +139,13 @@ func httpAccessHandler(
     request.remoteAddress = clientAddress(connection)
     if buffer.tooLarge { return queue(server.tooLarge(request), on: connection, closing: buffer.closeAfter) }
     let later = LaterAnswer(connection: connection, waiting: server.waiting)
-    if let response = server.handler(request, later) { return queue(response, on: connection, closing: buffer.closeAfter) }
+    if let response = server.handler(request, later) {
+        if let take = response.upgrade {
+            buffer.upgraded = true
+            return queueUpgrade(response, take, server: server, on: connection)
+        }
+        return queue(response, on: connection, closing: buffer.closeAfter)
+    }
     if let build = later.answerOrSuspend() { return queue(build(), on: connection, closing: buffer.closeAfter) }
     // Suspended: still in flight until the answer is queued after the resume.
     buffer.later = later
@@ -151,7 +159,8 @@ func httpRequestCompleted(
     context: UnsafeMutableRawPointer?, connection: OpaquePointer?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     reason: MHD_RequestTerminationCode
 ) {
-    if let context, let connection, reason == .REQUEST_TERMINATED_COMPLETED_OK {
+    let upgraded = slot?.pointee.map { Unmanaged<RequestBuffer>.fromOpaque($0).takeUnretainedValue().upgraded } ?? false
+    if let context, let connection, reason == .REQUEST_TERMINATED_COMPLETED_OK, !upgraded {
         Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines.waitForHeaders(connection, socket: CMicroHTTPD_socket(connection))
     }
     guard let slot, let pointer = slot.pointee else { return }
@@ -204,4 +213,18 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closi
         guard MHD_add_response_header(made, "connection", "close") == .YES else { return .NO }
     }
     return MHD_queue_response(connection, UInt32(response.status), made)
+}
+
+/// A 101 answer: libmicrohttpd sends it, then hands the socket to `take`.
+private func queueUpgrade(
+    _ response: HTTPResponse, _ take: @escaping @Sendable (UpgradedSocket) -> Void, server: HTTPServer, on connection: OpaquePointer
+) -> MHD_Result {
+    let takeover = Unmanaged.passRetained(UpgradeTakeover(take, server: Unmanaged.passUnretained(server))).toOpaque()
+    guard let made = MHD_create_response_for_upgrade(httpUpgraded, takeover) else {
+        Unmanaged<UpgradeTakeover>.fromOpaque(takeover).release()
+        return .NO
+    }
+    defer { MHD_destroy_response(made) }
+    for (name, value) in response.headers where MHD_add_response_header(made, name, value) != .YES { return .NO }
+    return MHD_queue_response(connection, 101, made)
 }

@@ -105,7 +105,7 @@ public final class HTTPServer: @unchecked Sendable {
         // MHD_USE_TURBO reads and writes before asking epoll, which mostly succeeds under load.
         let flags = UInt32(
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_TURBO.rawValue
-                | MHD_ALLOW_SUSPEND_RESUME.rawValue)
+                | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_ALLOW_UPGRADE.rawValue)
         guard let address = SocketAddress(host: host, port: port) else { throw HTTPServerError("not an IP address: \(host)") }
         let family = address.isIPv6 ? UInt32(MHD_USE_IPv6.rawValue) : 0
         let started = address.withSockaddr { pointer, _ in
@@ -182,5 +182,5 @@ public final class HTTPServer: @unchecked Sendable {
 /// Why the server could not start.
 public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

@@ -3,6 +3,7 @@ import SoarAuth
 import SoarCore
 import SoarHTTP
 import SoarPush
+import SoarRealtime
 import SoarStore
 
 /// `soar serve`: HTTP -> route table -> gateway (keys, JWT) -> a service (auth, data, functions) -> the store.
@@ -39,6 +40,8 @@ public final class Server: Sendable {
     public let keys: APIKeys
     public let auth: AuthService
     public let push: PushService
+    /// Supabase Realtime's WebSocket side, on a loop of its own.
+    public let realtime: RealtimeServer
     let logger: Logger
     let metrics = Metrics()
     private let router: Router
@@ -95,6 +98,14 @@ public final class Server: Sendable {
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
         self.push = PushService(settings: push, store: store, inboxSize: configuration.inboxSize)
         PushEndpoints(push: self.push, gateway: gateway, deadline: configuration.testPushDeadline).register(in: &router)
+        do {
+            let auth = self.auth
+            realtime = try RealtimeServer { token in RealtimeEndpoints.identity(token, auth: auth) }
+        } catch {
+            http.stop()
+            throw HTTPServerError("cannot start the realtime loop: \(error)")
+        }
+        RealtimeEndpoints(realtime: realtime, gateway: gateway).register(in: &router)
         let rest = RestService(store: store)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
@@ -131,6 +142,7 @@ public final class Server: Sendable {
     /// commits the queued inserts, whose answers then go out), then stops the HTTP server.
     public func shutdown(grace: Duration = .seconds(10)) {
         http.drain(grace: grace)
+        realtime.stop()
         push.shutdown()
         // Queued inserts commit and send their real answers before anything left gets a 503.
         store.close()

@@ -1,0 +1,3 @@
+#include <stddef.h>
+#include <sys/types.h>
+#include <wslay/wslay.h>

@@ -1,0 +1,185 @@
+import Foundation
+import SoarCore
+
+/// A channel one socket joined: what it asked for in `phx_join`.
+struct Channel {
+    var joinRef: String?
+    var identity: RealtimeIdentity
+    var broadcastSelf = false
+    var broadcastAck = false
+    /// The socket's presence key on this topic (the one it asked for, or a random one).
+    var presenceKey: String?
+}
+
+/// The channels of every socket on one loop: joins, heartbeats, broadcast and presence, as
+/// Supabase Realtime answers them.
+final class Channels {
+    unowned let driver: Driver
+    /// Who joined each topic.
+    private var members: [String: [ObjectIdentifier: Client]] = [:]
+    /// Presence per topic: key → each socket's metadata under it.
+    private var presence: [String: [String: [ObjectIdentifier: JSONValue]]] = [:]
+
+    init(driver: Driver) { self.driver = driver }
+
+    func handle(_ message: PhoenixMessage, from client: Client) {
+        if message.topic == "phoenix" {
+            if message.event == "heartbeat" { client.send(message.reply("ok")) }
+            return
+        }
+        switch message.event {
+        case "phx_join": join(message, client)
+        case "phx_leave":
+            leave(message.topic, client)
+            client.send(message.reply("ok"))
+        case "access_token": renew(message, client)
+        case "broadcast": relay(message, client)
+        case "presence": track(message, client)
+        default:
+            client.send(message.reply("error", ["reason": .string("unknown event \(message.event)")]))
+        }
+    }
+
+    // MARK: joining
+
+    private func join(_ message: PhoenixMessage, _ client: Client) {
+        let config = message.payload.objectValue?["config"]?.objectValue ?? [:]
+        if client.joined[message.topic] != nil {
+            // Phoenix's answer to a second join of a topic on the same socket.
+            client.send(message.reply("error", ["reason": "already joined"]))
+            return
+        }
+        guard client.joined.count < driver.limits.channelsPerSocket else {
+            client.send(message.reply("error", ["reason": .string("Too many channels: at most \(driver.limits.channelsPerSocket) a socket")]))
+            return
+        }
+        var identity = client.identity
+        if let token = message.payload.objectValue?["access_token"]?.stringValue, !token.isEmpty {
+            guard let verified = driver.verify(token) else {
+                client.send(message.reply("error", ["reason": "Invalid JWT: the access token is expired, signed out, or not this project's"]))
+                return
+            }
+            identity = verified
+        }
+        if config["private"]?.boolValue == true {
+            client.send(message.reply("error", ["reason": "Private channels are not available yet: join without config.private"]))
+            return
+        }
+        let bindings = config["postgres_changes"]?.arrayValue ?? []
+        if !bindings.isEmpty {
+            // Never silence: a subscription that cannot deliver says so.
+            client.send(message.reply("error", ["reason": "postgres_changes are not available in this version of Soar yet"]))
+            return
+        }
+        let broadcast = config["broadcast"]?.objectValue ?? [:]
+        var channel = Channel(joinRef: message.joinRef ?? message.ref, identity: identity)
+        channel.broadcastSelf = broadcast["self"]?.boolValue ?? false
+        channel.broadcastAck = broadcast["ack"]?.boolValue ?? false
+        // Presence works on every channel (a client may track without having said so: newer
+        // clients send `enabled: false` until a presence callback is attached); the state is sent
+        // at once only to those that asked for it.
+        let presenceConfig = config["presence"]?.objectValue ?? [:]
+        let key = presenceConfig["key"]?.stringValue ?? ""
+        channel.presenceKey = key.isEmpty ? RandomUUID.lowercase() : key
+        let wantsState = config["presence"] != nil && presenceConfig["enabled"]?.boolValue != false
+        client.joined[message.topic] = channel
+        members[message.topic, default: [:]][ObjectIdentifier(client)] = client
+        client.send(message.reply("ok", ["postgres_changes": []]))
+        if wantsState {
+            client.send(PhoenixMessage(joinRef: channel.joinRef, topic: message.topic, event: "presence_state", payload: state(of: message.topic)))
+        }
+    }
+
+    /// A socket left a topic: its presence goes, as a diff to who stays.
+    func leave(_ topic: String, _ client: Client) {
+        guard let channel = client.joined.removeValue(forKey: topic) else { return }
+        members[topic]?[ObjectIdentifier(client)] = nil
+        if members[topic]?.isEmpty == true { members[topic] = nil }
+        if let key = channel.presenceKey { untrack(topic, key: key, client) }
+    }
+
+    func leaveAll(_ client: Client) {
+        for topic in Array(client.joined.keys) { leave(topic, client) }
+    }
+
+    /// A new access token for a joined channel: a bad one ends the channel, loudly.
+    private func renew(_ message: PhoenixMessage, _ client: Client) {
+        guard var channel = client.joined[message.topic] else { return }
+        let token = message.payload.objectValue?["access_token"]?.stringValue ?? ""
+        guard let identity = driver.verify(token) else {
+            client.send(PhoenixMessage(
+                joinRef: channel.joinRef, topic: message.topic, event: "system",
+                payload: ["status": "error", "extension": "system", "channel": .string(message.topic), "message": "Invalid JWT: the channel is closed"]))
+            client.send(PhoenixMessage(joinRef: channel.joinRef, topic: message.topic, event: "phx_close", payload: [:]))
+            leave(message.topic, client)
+            return
+        }
+        channel.identity = identity
+        client.joined[message.topic] = channel
+    }
+
+    // MARK: broadcast
+
+    private func relay(_ message: PhoenixMessage, _ client: Client) {
+        guard let channel = client.joined[message.topic] else {
+            client.send(message.reply("error", ["reason": "unmatched topic"]))
+            return
+        }
+        let fields = message.payload.objectValue ?? [:]
+        broadcast(topic: message.topic, event: fields["event"]?.stringValue ?? "", payload: fields["payload"] ?? [:], from: client, includeSender: channel.broadcastSelf)
+        if channel.broadcastAck { client.send(message.reply("ok")) }
+    }
+
+    /// Sends a broadcast to every socket on `topic` (the sender only when it asked for `self`).
+    func broadcast(topic: String, event: String, payload: JSONValue, from sender: Client?, includeSender: Bool = false) {
+        for member in (members[topic] ?? [:]).values where member !== sender || includeSender {
+            let joinRef = member.joined[topic]?.joinRef
+            member.send(PhoenixMessage(
+                joinRef: joinRef, topic: topic, event: "broadcast", payload: ["type": "broadcast", "event": .string(event), "payload": payload]))
+        }
+    }
+
+    // MARK: presence
+
+    private func track(_ message: PhoenixMessage, _ client: Client) {
+        guard let channel = client.joined[message.topic], let key = channel.presenceKey else {
+            client.send(message.reply("error", ["reason": "unmatched topic"]))
+            return
+        }
+        let fields = message.payload.objectValue ?? [:]
+        switch fields["event"]?.stringValue {
+        case "track":
+            var meta = fields["payload"]?.objectValue ?? [:]
+            meta["phx_ref"] = .string(RandomUUID.lowercase())
+            let old = presence[message.topic]?[key]?[ObjectIdentifier(client)]
+            presence[message.topic, default: [:]][key, default: [:]][ObjectIdentifier(client)] = .object(meta)
+            var leaves: [String: JSONValue] = [:]
+            if let old { leaves[key] = ["metas": [old]] }
+            diff(message.topic, joins: [key: ["metas": [.object(meta)]]], leaves: leaves)
+            client.send(message.reply("ok"))
+        case "untrack":
+            untrack(message.topic, key: key, client)
+            client.send(message.reply("ok"))
+        default:
+            client.send(message.reply("error", ["reason": "presence events are track and untrack"]))
+        }
+    }
+
+    private func untrack(_ topic: String, key: String, _ client: Client) {
+        guard let meta = presence[topic]?[key]?.removeValue(forKey: ObjectIdentifier(client)) else { return }
+        if presence[topic]?[key]?.isEmpty == true { presence[topic]?[key] = nil }
+        if presence[topic]?.isEmpty == true { presence[topic] = nil }
+        diff(topic, joins: [:], leaves: [key: ["metas": [meta]]])
+    }
+
+    private func diff(_ topic: String, joins: [String: JSONValue], leaves: [String: JSONValue]) {
+        for member in (members[topic] ?? [:]).values {
+            member.send(PhoenixMessage(
+                joinRef: member.joined[topic]?.joinRef, topic: topic, event: "presence_diff", payload: ["joins": .object(joins), "leaves": .object(leaves)]))
+        }
+    }
+
+    private func state(of topic: String) -> JSONValue {
+        .object((presence[topic] ?? [:]).mapValues { metas in ["metas": .array(Array(metas.values))] })
+    }
+}

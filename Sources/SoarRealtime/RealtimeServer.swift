@@ -1,0 +1,228 @@
+import Foundation
+import SoarCore
+import SoarHTTP
+import SoarHTTP2
+
+/// Who a socket or a channel acts as: the API key's role, or the user a joined access token names.
+public struct RealtimeIdentity: Sendable, Equatable {
+    public var role: String
+    public var userID: String?
+    /// When the token stops being valid (Unix seconds); nil for API keys.
+    public var expiresAt: Int?
+
+    public init(role: String, userID: String? = nil, expiresAt: Int? = nil) {
+        self.role = role
+        self.userID = userID
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Supabase Realtime's WebSocket side on one event loop: sockets taken over from the HTTP server,
+/// the Phoenix protocol on them, and the channels (``Channels``) they join.
+public final class RealtimeServer: @unchecked Sendable {
+    public struct Limits: Sendable {
+        /// Channels one socket may join (Supabase's default: 100).
+        public var channelsPerSocket = 100
+        /// A socket that sends nothing (not even a heartbeat) for this long is closed.
+        public var idleTimeout: UInt64 = 60_000
+
+        public init() {}
+    }
+
+    private let loop: EventLoop
+    private let driver: Driver
+
+    /// Starts the loop. `verify` turns an access token into an identity, or nil when it is not valid.
+    public init(limits: Limits = Limits(), verify: @escaping @Sendable (String) -> RealtimeIdentity?) throws(SystemError) {
+        driver = Driver(limits: limits, verify: verify)
+        loop = try EventLoop(name: "soar.realtime", driver: driver)
+        driver.loop = loop
+    }
+
+    /// Takes over an upgraded connection speaking `version`, as `identity` (the API key's).
+    public func adopt(_ socket: UpgradedSocket, version: PhoenixVersion, identity: RealtimeIdentity) {
+        let driver = self.driver
+        let accepted = loop.execute { driver.adopt(socket, version: version.value, identity: identity) }
+        if !accepted { socket.close() }
+    }
+
+    /// Sends a broadcast from the server side (`POST /realtime/v1/api/broadcast`).
+    public func broadcast(topic: String, event: String, payload: JSONValue) {
+        let driver = self.driver
+        loop.execute { driver.channels.broadcast(topic: "realtime:" + topic, event: event, payload: payload, from: nil) }
+    }
+
+    /// Closes every socket and stops the loop.
+    public func stop() { loop.stop() }
+
+    /// How many sockets are open (for `/metrics` and tests).
+    public var socketCount: Int { driver.count.withLock { $0 } }
+}
+
+/// The serializer a socket asked for with `vsn`.
+public struct PhoenixVersion: Sendable {
+    let value: PhoenixMessage.Version
+    /// Nil for a version Soar does not speak.
+    public init?(vsn: String?) {
+        guard let value = PhoenixMessage.Version(vsn) else { return nil }
+        self.value = value
+    }
+}
+
+/// The loop's side: every method runs on the loop thread (hence unchecked: nothing is shared).
+final class Driver: EventLoopDriver, @unchecked Sendable {
+    let limits: RealtimeServer.Limits
+    let verify: @Sendable (String) -> RealtimeIdentity?
+    weak var loop: EventLoop?
+    private(set) var clients: [Int32: Client] = [:]
+    let count = Locked(0)
+    lazy var channels = Channels(driver: self)
+
+    init(limits: RealtimeServer.Limits, verify: @escaping @Sendable (String) -> RealtimeIdentity?) {
+        self.limits = limits
+        self.verify = verify
+    }
+
+    func adopt(_ socket: UpgradedSocket, version: PhoenixMessage.Version, identity: RealtimeIdentity) {
+        let client = Client(socket: socket, version: version, identity: identity, now: loop?.now ?? 0)
+        client.webSocket = WebSocket(fd: socket.fd, extra: socket.extra) { [weak self, weak client] message in
+            guard let self, let client else { return }
+            self.received(message, from: client)
+        }
+        clients[socket.fd] = client
+        count.withLock { $0 = clients.count }
+        do { try loop?.watch(socket.fd, writable: false) } catch {
+            drop(client)
+            return
+        }
+        // The client's first frames may already be in hand.
+        if !socket.extra.isEmpty { service(client, readable: true, writable: false) }
+    }
+
+    func received(_ message: WebSocket.Message, from client: Client) {
+        client.lastHeard = loop?.now ?? 0
+        guard case .text(let data) = message else {
+            client.send(PhoenixMessage(topic: "phoenix", event: "phx_error", payload: ["reason": "binary frames are not taken yet: send text"]))
+            return
+        }
+        do {
+            channels.handle(try PhoenixMessage.decode(data, client.version), from: client)
+        } catch {
+            client.webSocket?.close(code: 1007, reason: error.description)
+        }
+    }
+
+    /// Ends a client: its channels left (presence told), its socket given back and closed.
+    func drop(_ client: Client) {
+        guard clients.removeValue(forKey: client.socket.fd) != nil else { return }
+        count.withLock { $0 = clients.count }
+        channels.leaveAll(client)
+        try? loop?.unwatch(client.socket.fd)
+        client.webSocket = nil
+        client.socket.close()
+    }
+
+    /// Ends a client whose close frame went out while it may still be sending: its channels are
+    /// left now, and what it sends is read and dropped until it closes too (or 2 s pass), so that
+    /// closing does not reset the connection before the peer has read why.
+    func linger(_ client: Client, now: UInt64) {
+        guard client.lingeringSince == nil else { return }
+        client.lingeringSince = now
+        channels.leaveAll(client)
+        client.webSocket = nil
+        _ = shutdown(client.socket.fd, Int32(SHUT_WR))
+        try? loop?.setWritable(client.socket.fd, false)
+    }
+
+    /// Reads and drops what a lingering client sends; true once it has closed its side.
+    private func drained(_ client: Client) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = recv(client.socket.fd, &buffer, buffer.count, 0)
+            if count > 0 { continue }
+            return count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        }
+    }
+
+    // MARK: EventLoopDriver
+
+    func socketReady(_ fd: Int32, _ events: SocketEvents, now: UInt64) {
+        guard let client = clients[fd] else { return }
+        service(client, readable: events.readable || events.failed, writable: events.writable)
+    }
+
+    private func service(_ client: Client, readable: Bool, writable: Bool) {
+        if client.lingeringSince != nil {
+            if drained(client) { drop(client) }
+            return
+        }
+        guard let socket = client.webSocket else { return }
+        var open = true
+        if readable { open = socket.readable() }
+        if open && writable { open = socket.writable() }
+        if !open || client.tooSlow {
+            // wslay may have queued the close frame that says why (1009 for a message too large).
+            if socket.wantsWrite { _ = socket.writable() }
+            linger(client, now: loop?.now ?? 0)
+        }
+    }
+
+    func turnEnded(now: UInt64) {
+        for client in clients.values {
+            if let since = client.lingeringSince {
+                if now > since + 2000 { drop(client) }
+                continue
+            }
+            guard let socket = client.webSocket else { continue }
+            if now > client.lastHeard + limits.idleTimeout {
+                socket.close(code: 1000, reason: "no heartbeat for \(limits.idleTimeout / 1000) s")
+                client.lastHeard = now  // once
+            }
+            if client.tooSlow || (socket.wantsWrite && !socket.writable()) || !socket.isOpen { linger(client, now: now) }
+        }
+        // After every drop: a drop tells the others (presence), whose sockets then have writing to do.
+        for client in clients.values {
+            guard let socket = client.webSocket else { continue }
+            try? loop?.setWritable(client.socket.fd, socket.wantsWrite)
+        }
+    }
+
+    func nextWakeup(now: UInt64) -> UInt64? {
+        clients.values.map { $0.lingeringSince.map { $0 + 2001 } ?? $0.lastHeard + limits.idleTimeout + 1 }.min()
+    }
+
+    func loopStopping(now: UInt64) {
+        for client in Array(clients.values) {
+            client.webSocket?.close(code: 1001, reason: "the server is stopping")
+            _ = client.webSocket?.writable()
+            drop(client)
+        }
+    }
+}
+
+/// One socket: its protocol version, who it is, and the channels it joined.
+final class Client {
+    let socket: UpgradedSocket
+    let version: PhoenixMessage.Version
+    let identity: RealtimeIdentity
+    var webSocket: WebSocket?
+    var lastHeard: UInt64
+    /// Joined channels by topic.
+    var joined: [String: Channel] = [:]
+    /// Set when a message could not be queued: the peer does not read fast enough.
+    var tooSlow = false
+    /// When its close went out, while what it still sends is read and dropped.
+    var lingeringSince: UInt64?
+
+    init(socket: UpgradedSocket, version: PhoenixMessage.Version, identity: RealtimeIdentity, now: UInt64) {
+        self.socket = socket
+        self.version = version
+        self.identity = identity
+        lastHeard = now
+    }
+
+    func send(_ message: PhoenixMessage) {
+        guard let webSocket else { return }
+        if !webSocket.send(.text(message.encoded(version))) { tooSlow = true }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import SoarTesting
+import Testing
+
+/// Realtime over WebSocket against the `soar` binary: PyPI's realtime client (broadcast, presence,
+/// the server-side broadcast) and the protocol's edges with PyPI's websockets, on SQLite or Postgres.
+@Suite(.timeLimit(.minutes(3))) struct RealtimeTests {
+    static func script(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/\(name)").standardized.path
+    }
+
+    @Test func broadcastPresenceAndTheProtocolsEdges() throws {
+        let dir = TemporaryDirectory("soar-realtime")
+        let database = try TestDatabase(directory: dir.path)
+        let server = try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0"] + database.arguments, environment: database.environment)
+        let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
+        let anon = try #require(server.readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
+        let service = try #require(server.readLine()?.replacingOccurrences(of: "service_role key: ", with: ""))
+        let clients = try ProcessRunner.run("python3", [Self.script("realtime_e2e.py"), url, anon, service], timeout: 90)
+        #expect(clients.status == 0 && clients.stdout.contains("ok"), "\(clients.stdout)\n\(clients.stderr)")
+        let edges = try ProcessRunner.run("python3", [Self.script("realtime_protocol.py"), url, anon], timeout: 90)
+        #expect(edges.status == 0 && edges.stdout.contains("ok"), "\(edges.stdout)\n\(edges.stderr)")
+        #expect(server.stop() == 0, "a clean stop with sockets open: \(server.standardError.suffix(500))")
+    }
+}

@@ -1,0 +1,124 @@
+"""Realtime's protocol edges against a running `soar serve`, with PyPI's websockets: both
+serializers, heartbeats, refused joins, bad frames, limits, and that a bad socket never disturbs
+a good one.
+
+Usage: realtime_protocol.py URL ANON_KEY
+Prints "ok" when each case is answered as the protocol says; otherwise the failed case, and exits 1.
+"""
+import asyncio
+import json
+import socket
+import sys
+
+import httpx
+import websockets
+
+url, anon = sys.argv[1], sys.argv[2]
+ws_url = url.replace("http", "ws", 1) + "/realtime/v1/websocket"
+
+
+def expect(condition, what):
+    if not condition:
+        print(f"FAILED: {what}", file=sys.stderr)
+        sys.exit(1)
+
+
+async def connect(vsn="1.0.0"):
+    return await websockets.connect(f"{ws_url}?apikey={anon}&vsn={vsn}", max_size=4 << 20)
+
+
+async def next_message(ws):
+    return json.loads(await asyncio.wait_for(ws.recv(), 5))
+
+
+async def main():
+    # The HTTP doors: no upgrade, no key, an unknown serializer.
+    expect(httpx.get(f"{ws_url}?apikey={anon}").status_code == 426, "a plain GET is told to upgrade")
+    try:
+        await websockets.connect(f"{ws_url}?vsn=1.0.0")
+        expect(False, "no API key is refused")
+    except websockets.InvalidStatus as error:
+        expect(error.response.status_code == 401, f"no key: {error.response.status_code}")
+    try:
+        await websockets.connect(f"{ws_url}?apikey={anon}&vsn=9.9.9")
+        expect(False, "an unknown vsn is refused")
+    except websockets.InvalidStatus as error:
+        expect(error.response.status_code == 400, f"vsn: {error.response.status_code}")
+
+    # vsn 1.0.0: heartbeat, join, a second join of the same topic, an unknown event.
+    good = await connect()
+    await good.send(json.dumps({"topic": "phoenix", "event": "heartbeat", "payload": {}, "ref": "7"}))
+    beat = await next_message(good)
+    expect(beat["event"] == "phx_reply" and beat["ref"] == "7" and beat["payload"]["status"] == "ok", f"heartbeat: {beat}")
+    await good.send(json.dumps({"topic": "realtime:a", "event": "phx_join", "payload": {"config": {}}, "ref": "1", "join_ref": "1"}))
+    joined = await next_message(good)
+    expect(joined["payload"]["status"] == "ok" and joined["ref"] == "1", f"join: {joined}")
+    await good.send(json.dumps({"topic": "realtime:a", "event": "phx_join", "payload": {"config": {}}, "ref": "2", "join_ref": "2"}))
+    twice = await next_message(good)
+    expect(twice["payload"]["status"] == "error" and twice["ref"] == "2", f"joined twice: {twice}")
+    await good.send(json.dumps({"topic": "realtime:a", "event": "dance", "payload": {}, "ref": "3"}))
+    unknown = await next_message(good)
+    expect(unknown["payload"]["status"] == "error" and "dance" in unknown["payload"]["response"]["reason"], f"unknown event: {unknown}")
+    # A token that is not valid: the join is refused, saying why.
+    await good.send(json.dumps({"topic": "realtime:b", "event": "phx_join", "payload": {"config": {}, "access_token": "not.a.jwt"}, "ref": "4", "join_ref": "4"}))
+    bad_token = await next_message(good)
+    expect(bad_token["payload"]["status"] == "error" and "JWT" in bad_token["payload"]["response"]["reason"], f"bad token: {bad_token}")
+
+    # vsn 2.0.0: arrays both ways, refs as strings.
+    v2 = await connect("2.0.0")
+    await v2.send(json.dumps(["1", "1", "realtime:a", "phx_join", {"config": {"broadcast": {"self": True}}}]))
+    reply = await next_message(v2)
+    expect(reply[:4] == ["1", "1", "realtime:a", "phx_reply"] and reply[4]["status"] == "ok", f"v2 join: {reply}")
+    await v2.send(json.dumps(["1", "2", "realtime:a", "broadcast", {"type": "broadcast", "event": "e", "payload": {"n": 1}}]))
+    echoed = await next_message(v2)
+    expect(echoed[3] == "broadcast" and echoed[4]["payload"] == {"n": 1}, f"v2 broadcast to self: {echoed}")
+    heard = await next_message(good)
+    expect(heard["event"] == "broadcast" and heard["payload"]["event"] == "e", f"v1 hears v2: {heard}")
+
+    # Channels per socket: the 101st join is refused.
+    many = await connect()
+    for index in range(100):
+        await many.send(json.dumps({"topic": f"realtime:c{index}", "event": "phx_join", "payload": {"config": {}}, "ref": str(index), "join_ref": str(index)}))
+    for _ in range(100):
+        expect((await next_message(many))["payload"]["status"] == "ok", "100 joins")
+    await many.send(json.dumps({"topic": "realtime:c100", "event": "phx_join", "payload": {"config": {}}, "ref": "x", "join_ref": "x"}))
+    refused = await next_message(many)
+    expect(refused["payload"]["status"] == "error" and "Too many channels" in refused["payload"]["response"]["reason"], f"101st: {refused}")
+
+    # Bad frames close only their own socket: not JSON (1007), over 1 MB (1009), unmasked (1002).
+    garbage = await connect()
+    await garbage.send("this is not json")
+    try:
+        await asyncio.wait_for(garbage.recv(), 5)
+    except websockets.ConnectionClosed as closed:
+        expect(closed.rcvd and closed.rcvd.code == 1007, f"garbage: {closed.rcvd}")
+    big = await connect()
+    await big.send("x" * ((1 << 20) + 1))
+    try:
+        await asyncio.wait_for(big.recv(), 5)
+    except websockets.ConnectionClosed as closed:
+        expect(closed.rcvd and closed.rcvd.code == 1009, f"oversized: {closed.rcvd}")
+    host, port = url.split("//")[1].split(":")
+    raw = socket.create_connection((host, int(port)))
+    raw.sendall((f"GET /realtime/v1/websocket?apikey={anon}&vsn=1.0.0 HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = raw.recv(4096)
+    expect(head.startswith(b"HTTP/1.1 101") and b"s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" in head, f"the handshake: {head[:200]}")
+    raw.sendall(bytes([0x81, 0x02]) + b"{}")  # a client frame without a mask
+    raw.settimeout(5)
+    answer = b""
+    while len(answer) < 4:
+        part = raw.recv(64)
+        if not part:
+            break
+        answer += part
+    expect(answer[:1] == b"\x88" and int.from_bytes(answer[2:4], "big") == 1002, f"unmasked: {answer}")
+    raw.close()
+
+    # The good socket is still served.
+    await good.send(json.dumps({"topic": "phoenix", "event": "heartbeat", "payload": {}, "ref": "8"}))
+    expect((await next_message(good))["ref"] == "8", "the good socket still answers")
+    print("ok")
+
+
+asyncio.run(main())
