@@ -9,6 +9,8 @@ struct Channel {
     var broadcastAck = false
     /// The socket's presence key on this topic (the one it asked for, or a random one).
     var presenceKey: String?
+    /// What it follows of the database.
+    var bindings: [ChangeBinding] = []
 }
 
 /// The channels of every socket on one loop: joins, heartbeats, broadcast and presence, as
@@ -65,11 +67,20 @@ final class Channels {
             client.send(message.reply("error", ["reason": "Private channels are not available yet: join without config.private"]))
             return
         }
-        let bindings = config["postgres_changes"]?.arrayValue ?? []
-        if !bindings.isEmpty {
-            // Never silence: a subscription that cannot deliver says so.
-            client.send(message.reply("error", ["reason": "postgres_changes are not available in this version of Soar yet"]))
-            return
+        // postgres_changes: each binding checked now (the table, the publication, the caller's
+        // right to read it), so that a subscription that could never deliver says why.
+        var bindings: [ChangeBinding] = []
+        for value in config["postgres_changes"]?.arrayValue ?? [] {
+            do throws(RealtimeError) {
+                driver.nextBindingID += 1
+                let binding = try ChangeBinding(value, id: driver.nextBindingID)
+                guard let authority = driver.changeAuthority.withLock({ $0 }) else { throw RealtimeError("postgres_changes are not available on this server") }
+                if let refusal = authority.refusal(binding, identity: identity) { throw RealtimeError(refusal) }
+                bindings.append(binding)
+            } catch {
+                client.send(message.reply("error", ["reason": .string(error.description)]))
+                return
+            }
         }
         let broadcast = config["broadcast"]?.objectValue ?? [:]
         var channel = Channel(joinRef: message.joinRef ?? message.ref, identity: identity)
@@ -82,9 +93,17 @@ final class Channels {
         let key = presenceConfig["key"]?.stringValue ?? ""
         channel.presenceKey = key.isEmpty ? RandomUUID.lowercase() : key
         let wantsState = config["presence"] != nil && presenceConfig["enabled"]?.boolValue != false
+        channel.bindings = bindings
         client.joined[message.topic] = channel
         members[message.topic, default: [:]][ObjectIdentifier(client)] = client
-        client.send(message.reply("ok", ["postgres_changes": []]))
+        client.send(message.reply("ok", ["postgres_changes": .array(bindings.map(\.reply))]))
+        if !bindings.isEmpty {
+            driver.subscribe(ChangeSubscription(key: SubscriptionKey(socket: client.serial, topic: message.topic), identity: identity, bindings: bindings))
+            client.send(PhoenixMessage(
+                joinRef: channel.joinRef, topic: message.topic, event: "system",
+                payload: ["status": "ok", "message": "Subscribed to PostgreSQL", "extension": "postgres_changes",
+                          "channel": .string(String(message.topic.dropFirst(message.topic.hasPrefix("realtime:") ? 9 : 0)))]))
+        }
         if wantsState {
             client.send(PhoenixMessage(joinRef: channel.joinRef, topic: message.topic, event: "presence_state", payload: state(of: message.topic)))
         }
@@ -94,6 +113,7 @@ final class Channels {
     func leave(_ topic: String, _ client: Client) {
         guard let channel = client.joined.removeValue(forKey: topic) else { return }
         members[topic]?[ObjectIdentifier(client)] = nil
+        if !channel.bindings.isEmpty { driver.unsubscribe(SubscriptionKey(socket: client.serial, topic: topic)) }
         if members[topic]?.isEmpty == true { members[topic] = nil }
         if let key = channel.presenceKey { untrack(topic, key: key, client) }
     }
@@ -116,6 +136,9 @@ final class Channels {
         }
         channel.identity = identity
         client.joined[message.topic] = channel
+        if !channel.bindings.isEmpty {
+            driver.subscribe(ChangeSubscription(key: SubscriptionKey(socket: client.serial, topic: message.topic), identity: identity, bindings: channel.bindings))
+        }
     }
 
     // MARK: broadcast
@@ -181,5 +204,13 @@ final class Channels {
 
     private func state(of topic: String) -> JSONValue {
         .object((presence[topic] ?? [:]).mapValues { metas in ["metas": .array(Array(metas.values))] })
+    }
+}
+
+extension Channels {
+    /// A change for a subscription: sent on its topic if the socket still follows it.
+    func deliver(_ payload: JSONValue, to key: SubscriptionKey) {
+        guard let client = driver.client(serial: key.socket), let channel = client.joined[key.topic], !channel.bindings.isEmpty else { return }
+        client.send(PhoenixMessage(joinRef: channel.joinRef, topic: key.topic, event: "postgres_changes", payload: payload))
     }
 }

@@ -52,6 +52,18 @@ public final class RealtimeServer: @unchecked Sendable {
         loop.execute { driver.channels.broadcast(topic: "realtime:" + topic, event: event, payload: payload, from: nil) }
     }
 
+    /// Who decides whether a subscription may follow a table; without one, postgres_changes are refused.
+    public func setChangeAuthority(_ authority: any ChangeAuthority) { driver.changeAuthority.withLock { $0 = authority } }
+
+    /// The channels following database changes now (any thread).
+    public func changeSubscriptions() -> [ChangeSubscription] { driver.subscriptions.withLock { Array($0.values) } }
+
+    /// Sends a `postgres_changes` payload (`{"ids", "data"}`) to one subscription, if it is still there.
+    public func deliver(_ payload: JSONValue, to key: SubscriptionKey) {
+        let driver = self.driver
+        loop.execute { driver.channels.deliver(payload, to: key) }
+    }
+
     /// Closes every socket and stops the loop.
     public func stop() { loop.stop() }
 
@@ -77,6 +89,16 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
     private(set) var clients: [Int32: Client] = [:]
     let count = Locked(0)
     lazy var channels = Channels(driver: self)
+    let changeAuthority = Locked<(any ChangeAuthority)?>(nil)
+    /// Channels following database changes, read by the change feed from its own thread.
+    let subscriptions = Locked([SubscriptionKey: ChangeSubscription]())
+    var nextBindingID = 0
+    private var nextSerial: UInt64 = 0
+    private var bySerial: [UInt64: Client] = [:]
+
+    func subscribe(_ subscription: ChangeSubscription) { subscriptions.withLock { $0[subscription.key] = subscription } }
+    func unsubscribe(_ key: SubscriptionKey) { _ = subscriptions.withLock { $0.removeValue(forKey: key) } }
+    func client(serial: UInt64) -> Client? { bySerial[serial] }
 
     init(limits: RealtimeServer.Limits, verify: @escaping @Sendable (String) -> RealtimeIdentity?) {
         self.limits = limits
@@ -84,7 +106,9 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
     }
 
     func adopt(_ socket: UpgradedSocket, version: PhoenixMessage.Version, identity: RealtimeIdentity) {
-        let client = Client(socket: socket, version: version, identity: identity, now: loop?.now ?? 0)
+        nextSerial += 1
+        let client = Client(socket: socket, serial: nextSerial, version: version, identity: identity, now: loop?.now ?? 0)
+        bySerial[client.serial] = client
         client.webSocket = WebSocket(fd: socket.fd, extra: socket.extra) { [weak self, weak client] message in
             guard let self, let client else { return }
             self.received(message, from: client)
@@ -115,6 +139,7 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
     /// Ends a client: its channels left (presence told), its socket given back and closed.
     func drop(_ client: Client) {
         guard clients.removeValue(forKey: client.socket.fd) != nil else { return }
+        bySerial[client.serial] = nil
         count.withLock { $0 = clients.count }
         channels.leaveAll(client)
         try? loop?.unwatch(client.socket.fd)
@@ -203,6 +228,8 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
 /// One socket: its protocol version, who it is, and the channels it joined.
 final class Client {
     let socket: UpgradedSocket
+    /// Unique for the server's life (descriptors are reused).
+    let serial: UInt64
     let version: PhoenixMessage.Version
     let identity: RealtimeIdentity
     var webSocket: WebSocket?
@@ -214,8 +241,9 @@ final class Client {
     /// When its close went out, while what it still sends is read and dropped.
     var lingeringSince: UInt64?
 
-    init(socket: UpgradedSocket, version: PhoenixMessage.Version, identity: RealtimeIdentity, now: UInt64) {
+    init(socket: UpgradedSocket, serial: UInt64, version: PhoenixMessage.Version, identity: RealtimeIdentity, now: UInt64) {
         self.socket = socket
+        self.serial = serial
         self.version = version
         self.identity = identity
         lastHeard = now

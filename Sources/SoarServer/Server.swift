@@ -42,6 +42,8 @@ public final class Server: Sendable {
     public let push: PushService
     /// Supabase Realtime's WebSocket side, on a loop of its own.
     public let realtime: RealtimeServer
+    /// Database changes to realtime's subscribers.
+    private let changes: ChangeFeed
     let logger: Logger
     let metrics = Metrics()
     private let router: Router
@@ -106,6 +108,9 @@ public final class Server: Sendable {
             throw HTTPServerError("cannot start the realtime loop: \(error)")
         }
         RealtimeEndpoints(realtime: realtime, gateway: gateway).register(in: &router)
+        changes = ChangeFeed(store: store, realtime: realtime)
+        realtime.setChangeAuthority(changes)
+        changes.start()
         let rest = RestService(store: store)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
@@ -142,6 +147,7 @@ public final class Server: Sendable {
     /// commits the queued inserts, whose answers then go out), then stops the HTTP server.
     public func shutdown(grace: Duration = .seconds(10)) {
         http.drain(grace: grace)
+        changes.stop()
         realtime.stop()
         push.shutdown()
         // Queued inserts commit and send their real answers before anything left gets a 503.

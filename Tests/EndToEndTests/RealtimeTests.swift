@@ -22,4 +22,21 @@ import Testing
         #expect(edges.status == 0 && edges.stdout.contains("ok"), "\(edges.stdout)\n\(edges.stderr)")
         #expect(server.stop() == 0, "a clean stop with sockets open: \(server.standardError.suffix(500))")
     }
+
+    @Test func databaseChangesReachOnlyThoseWhosePoliciesLetThemRead() throws {
+        let dir = TemporaryDirectory("soar-realtime-changes")
+        let migrations = dir.path + "/migrations"
+        let initialized = try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations])
+        #expect(initialized.status == 0, "\(initialized.stderr)")
+        try "alter publication supabase_realtime add table todos;\n".write(
+            toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
+        let database = try TestDatabase(directory: dir.path)
+        let server = try BackgroundProcess(
+            SoarBinary.path, ["serve", "--port", "0", "--migrations", migrations] + database.arguments, environment: database.environment)
+        let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
+        let anon = try #require(server.readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
+        let run = try ProcessRunner.run("python3", [Self.script("realtime_changes.py"), url, anon], timeout: 90)
+        #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
+        #expect(server.stop() == 0)
+    }
 }

@@ -182,3 +182,35 @@ struct SQLiteTranslatorTests {
         #expect(steps[1].sql == #"CREATE TRIGGER "d_small_insert" BEFORE INSERT ON "t" WHEN NOT (((NEW."d") < (10)) AND ((NEW."id") > (-1))) BEGIN SELECT RAISE(ABORT, 'CHECK constraint failed: d_small'); END"#, "\(steps[1].sql)")
     }
 }
+
+/// `ALTER PUBLICATION supabase_realtime`: which tables realtime follows, on SQLite as on Postgres.
+@Suite struct PublicationTranslationTests {
+    func translated(_ sql: String) throws(SQLError) -> Schema {
+        var translator = SQLiteTranslator(schema: Schema())
+        for statement in try SQLParser.parse(sql) { _ = try translator.translate(statement) }
+        return translator.schema
+    }
+
+    @Test func tablesAreAddedDroppedAndSet() throws {
+        let tables = "create table a (id int primary key); create table b (id int primary key); create view v as select * from a;"
+        #expect(try translated(tables + "alter publication supabase_realtime add table a, public.b;").realtime == ["a", "b"])
+        #expect(try translated(tables + "alter publication supabase_realtime add table a, b; alter publication supabase_realtime drop table a;").realtime == ["b"])
+        #expect(try translated(tables + "alter publication supabase_realtime add table a; alter publication supabase_realtime set table b;").realtime == ["b"])
+        #expect(try translated(tables + "alter publication supabase_realtime add table a; alter table a rename to c;").realtime == ["c"])
+        #expect(try translated(tables + "alter publication supabase_realtime add table a; drop table a;").realtime == [])
+        for (sql, message) in [
+            ("alter publication other add table a;", "does not exist"), ("alter publication supabase_realtime add table v;", "is not a table"),
+            ("alter publication supabase_realtime add table nope;", "does not exist"),
+            ("alter publication supabase_realtime add table a; alter publication supabase_realtime add table a;", "already member"),
+            ("create publication supabase_realtime;", "already exists"),
+            ("alter publication supabase_realtime add table a (id);", "column lists"),
+        ] {
+            do {
+                _ = try translated(tables + sql)
+                Issue.record("\(sql) was taken")
+            } catch {
+                #expect(error.message.contains(message), "\(sql): \(error.message)")
+            }
+        }
+    }
+}

@@ -9,16 +9,19 @@ public struct Schema: Codable, Sendable, Equatable {
     public var enums: [String: [String]] = [:]
     /// The functions `/rest/v1/rpc/<name>` calls.
     public var functions: [String: Function] = [:]
+    /// The tables in the `supabase_realtime` publication: their changes reach realtime subscribers.
+    public var realtime: Set<String> = []
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case relations, enums, functions }
+    enum CodingKeys: String, CodingKey { case relations, enums, functions, realtime }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         relations = try container.decode([String: Relation].self, forKey: .relations)
         enums = try container.decode([String: [String]].self, forKey: .enums)
         functions = try container.decodeIfPresent([String: Function].self, forKey: .functions) ?? [:]
+        realtime = try container.decodeIfPresent(Set<String>.self, forKey: .realtime) ?? []
     }
 
     public func relation(_ name: String) -> Relation? { relations[name] }

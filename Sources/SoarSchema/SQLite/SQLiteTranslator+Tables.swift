@@ -234,6 +234,7 @@ extension SQLiteTranslator {
             let old = relation.name
             relation.name = newName
             schema.relations[newName] = relation
+            if schema.realtime.remove(old) != nil { schema.realtime.insert(newName) }
             return [Step(sql: "ALTER TABLE \(quote(old)) RENAME TO \(quote(newName))", offset: at, prepareOnly: false)]
         default:
             throw SQLError("this RENAME is not supported on SQLite", at: at)

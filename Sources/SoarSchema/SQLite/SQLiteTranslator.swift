@@ -52,6 +52,10 @@ public struct SQLiteTranslator {
         case "AlterDefaultPrivilegesStmt":
             // Supabase's defaults already grant every table to the API roles; policies do the limiting.
             return []
+        case "AlterPublicationStmt": try publication(node, at); return []
+        case "CreatePublicationStmt":
+            let name = node.string("pubname") ?? ""
+            throw SQLError(name == "supabase_realtime" ? "publication \"supabase_realtime\" already exists" : "only the supabase_realtime publication is read (by realtime)", at: at)
         default:
             throw SQLError("\(Self.describe(node.kind)) is not supported on SQLite (it runs on Postgres)", at: at)
         }
@@ -83,6 +87,7 @@ public struct SQLiteTranslator {
                     throw SQLError("relation \"\(name)\" does not exist", at: at)
                 }
                 schema.relations[name] = nil
+                schema.realtime.remove(name)
                 steps.append(Step(sql: "DROP \(node.string("removeType") == "OBJECT_VIEW" ? "VIEW" : "TABLE") \(quote(name))", offset: at, prepareOnly: false))
             case "OBJECT_INDEX":
                 steps.append(Step(sql: "DROP INDEX \(missingOK ? "IF EXISTS " : "")\(quote(names.last ?? ""))", offset: at, prepareOnly: false))
@@ -193,4 +198,39 @@ public struct SQLiteTranslator {
     }
 
     func quote(_ identifier: String) -> String { expressions.quote(identifier) }
+}
+
+extension SQLiteTranslator {
+    /// `ALTER PUBLICATION supabase_realtime ADD | DROP | SET TABLE ...`: which tables' changes
+    /// realtime sends (Soar puts its capture triggers on them after the migrations).
+    mutating func publication(_ node: Node, _ at: Int) throws(SQLError) {
+        guard node.string("pubname") == "supabase_realtime" else {
+            throw SQLError("publication \"\(node.string("pubname") ?? "")\" does not exist (realtime reads supabase_realtime)", at: at)
+        }
+        var tables: [String] = []
+        for object in node.nodes("pubobjects") {
+            guard object.string("pubobjtype") == "PUBLICATIONOBJ_TABLE", let table = object.record("pubtable", as: "PublicationTable") else {
+                throw SQLError("only tables can be added to supabase_realtime", at: at)
+            }
+            guard table.fields["columns"] == nil, table.fields["whereClause"] == nil else {
+                throw SQLError("column lists and row filters in a publication are not supported on SQLite", at: at)
+            }
+            let relation = try existing(try required(table.record("relation", as: "RangeVar"), at), at)
+            guard !relation.isView else { throw SQLError("\"\(relation.name)\" is not a table", at: at) }
+            tables.append(relation.name)
+        }
+        switch node.string("action") {
+        case "AP_AddObjects":
+            if let already = tables.first(where: { schema.realtime.contains($0) }) {
+                throw SQLError("relation \"\(already)\" is already member of publication \"supabase_realtime\"", at: at)
+            }
+            schema.realtime.formUnion(tables)
+        case "AP_DropObjects":
+            if let missing = tables.first(where: { !schema.realtime.contains($0) }) {
+                throw SQLError("relation \"\(missing)\" is not part of the publication", at: at)
+            }
+            schema.realtime.subtract(tables)
+        default: schema.realtime = Set(tables)
+        }
+    }
 }

@@ -66,8 +66,11 @@ extension PostgresStore {
                 try connection.execute(Self.lock)
                 let schema = try Self.catalog(on: connection)
                 if AppSchema.ownsDeviceTokens(schema) { try connection.execute(Self.oneOwnerTrigger) }
+                try connection.execute(ChangeCapture(dialect: .postgres).triggers(for: schema))
                 let functions = try Self.functions(on: connection, relations: schema.relations)
                 self.schema.withLock { $0 = Table.all(schema) }
+        realtime.withLock { $0 = schema.realtime }
+                realtime.withLock { $0 = schema.realtime }
                 functionsByName.withLock { $0 = functions }
             }
         }
@@ -82,6 +85,7 @@ extension PostgresStore {
             return (schema, try Self.functions(on: connection, relations: schema.relations))
         }
         self.schema.withLock { $0 = Table.all(schema) }
+        realtime.withLock { $0 = schema.realtime }
         functionsByName.withLock { $0 = functions }
     }
 
@@ -162,6 +166,11 @@ extension PostgresStore {
             WHERE n.nspname = 'public' AND i.indisprimary ORDER BY c.relname, k.position
             """)
         for row in keys { schema.relations[row[0] ?? ""]?.primaryKey.append(row[1] ?? "") }
+        for row in try connection.query(
+            "SELECT tablename FROM pg_publication_tables WHERE pubname = 'supabase_realtime' AND schemaname = 'public'")
+        {
+            if let name = row[0], schema.relations[name] != nil { schema.realtime.insert(name) }
+        }
         let foreign = try connection.query(
             """
             SELECT c.conname, rel.relname, CASE WHEN refns.nspname = 'public' THEN ref.relname ELSE refns.nspname || '.' || ref.relname END,

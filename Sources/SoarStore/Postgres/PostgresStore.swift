@@ -17,6 +17,8 @@ public final class PostgresStore: Store, @unchecked Sendable {
     let schema = Locked([String: Table]())
     /// The functions of `public`, read with the tables.
     let functionsByName = Locked([String: Function]())
+    /// The tables in the `supabase_realtime` publication, read with the catalog.
+    let realtime = Locked(Set<String>())
     /// Set by ``close()``: the schema watcher stops.
     let closed = Locked(false)
 

@@ -52,10 +52,12 @@ extension SQLiteStore {
             self.schema.withLock { $0 = Table.all(schema) }
             model.withLock { $0 = schema }
         }
-        // Every start: the rule's triggers as this version of Soar writes them.
+        // Every start: the rule's and realtime's triggers as this version of Soar writes them.
         if AppSchema.ownsDeviceTokens(current) {
             try migrating { () throws(StoreError) in try write { connection throws(StoreError) in try connection.execute(Self.oneOwnerTriggers) } }
         }
+        let capture = ChangeCapture(dialect: .sqlite).triggers(for: current)
+        try migrating { () throws(StoreError) in try write { connection throws(StoreError) in try connection.execute(capture) } }
         return pending
     }
 

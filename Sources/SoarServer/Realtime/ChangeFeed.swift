@@ -1,0 +1,148 @@
+import Foundation
+import SoarCore
+import SoarHTTP
+import SoarRealtime
+import SoarSchema
+import SoarStore
+
+/// Database changes to realtime subscribers: reads the change log the capture triggers fill (every
+/// process on a Postgres database reads the same log), then each changed row as each subscriber,
+/// through the data API, so that grants and policies decide who sees it, as Supabase's Realtime
+/// does. A deleted row cannot be read: its primary key goes to subscribers that may read the table.
+final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
+    private let store: any Store
+    private let rest: RestService
+    private let realtime: RealtimeServer
+    private let queue = DispatchQueue(label: "soar.realtime.changes")
+    private var timer: DispatchSourceTimer?
+    /// The last change read (queue only).
+    private var last: Int64 = -1
+    private var lastPruned = Date.distantPast
+    /// Where reading starts once someone follows: the log's end when the first of them joined.
+    private let startAt = Locked<Int64?>(nil)
+    /// How often the log is read while someone follows changes.
+    static let interval: DispatchTimeInterval = .milliseconds(20)
+
+    init(store: any Store, realtime: RealtimeServer) {
+        self.store = store
+        rest = RestService(store: store)
+        self.realtime = realtime
+    }
+
+    func start() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now(), repeating: Self.interval, leeway: .milliseconds(5))
+        timer.setEventHandler { [weak self] in self?.poll() }
+        timer.resume()
+        self.timer = timer
+    }
+
+    func stop() {
+        timer?.cancel()
+        queue.sync {}
+    }
+
+    // MARK: ChangeAuthority
+
+    func refusal(_ binding: ChangeBinding, identity: RealtimeIdentity) -> String? {
+        let tables = store.tables
+        let published = store.realtimeTables
+        guard let name = binding.table else {
+            return published.isEmpty ? "no table is in the supabase_realtime publication: add one in a migration with `alter publication supabase_realtime add table <name>`" : nil
+        }
+        guard let table = tables[name], !table.relation.isView else { return "table \"\(name)\" does not exist in the public schema" }
+        guard published.contains(name) else {
+            return "table \"\(name)\" is not in the supabase_realtime publication: add it in a migration with `alter publication supabase_realtime add table \(name)`"
+        }
+        if let filter = binding.filterParameter, table.columns.first(where: { $0.name == filter.name }) == nil {
+            return "the filter's column \"\(filter.name)\" does not exist in \"\(name)\""
+        }
+        let probe = read(name, [("select", "*"), ("limit", "0")], as: identity)
+        guard probe.status == 200 else { return "permission denied for table \(name): \(probe.message)" }
+        // Changes from this moment on reach it, even those made before the feed's next turn.
+        if let end = try? store.lastChangeID() { startAt.withLock { $0 = min($0 ?? end, end) } }
+        return nil
+    }
+
+    // MARK: reading the log
+
+    private func poll() {
+        do {
+            if !store.realtimeTables.isEmpty, Date().timeIntervalSince(lastPruned) > 10 {
+                lastPruned = Date()
+                try store.pruneChanges(olderThan: 60)
+            }
+            let subscriptions = realtime.changeSubscriptions()
+            guard !subscriptions.isEmpty else {
+                // Nobody follows: the store is left alone, and reading starts from then when someone does.
+                last = -1
+                return
+            }
+            if last < 0 { last = try startAt.withLock({ $0 }) ?? store.lastChangeID() }
+            startAt.withLock { $0 = nil }
+            for change in try store.changes(after: last, limit: 500) {
+                last = change.id
+                deliver(change, to: subscriptions)
+            }
+        } catch {
+            // The store is unavailable: the next turn tries again from the same change.
+        }
+    }
+
+    private func deliver(_ change: RowChange, to subscriptions: [ChangeSubscription]) {
+        guard let table = store.tables[change.table] else { return }
+        let columns = JSONValue.array(table.columns.map { ["name": .string($0.name), "type": .string($0.type)] })
+        for subscription in subscriptions {
+            let bindings = subscription.bindings.filter { $0.matches(table: change.table, type: change.type) }
+            guard !bindings.isEmpty else { continue }
+            var data: [String: JSONValue] = [
+                "schema": "public", "table": .string(change.table), "commit_timestamp": .string(change.at), "type": .string(change.type),
+                "columns": columns, "errors": .null,
+            ]
+            var ids: [JSONValue] = []
+            if change.type == "DELETE" {
+                // Gone: only its key, to those who may read the table (a filter cannot be checked).
+                guard read(change.table, [("select", "*"), ("limit", "0")], as: subscription.identity).status == 200 else { continue }
+                data["old_record"] = .object(change.key)
+                ids = bindings.map { .int($0.id) }
+            } else {
+                var record: JSONValue?
+                for binding in bindings {
+                    var query = [("select", "*")] + change.key.map { ($0.key, "eq." + Self.text($0.value)) }
+                    if let filter = binding.filterParameter { query.append(filter) }
+                    guard let row = read(change.table, query, as: subscription.identity).rows.first else { continue }
+                    record = row
+                    ids.append(.int(binding.id))
+                }
+                guard let record else { continue }
+                data["record"] = record
+                if change.type == "UPDATE" { data["old_record"] = .object(change.key) }
+            }
+            guard !ids.isEmpty else { continue }
+            realtime.deliver(["ids": .array(ids), "data": .object(data)], to: subscription.key)
+        }
+    }
+
+    /// A data API read of `table` as `identity`: the status, the rows, and the error's message.
+    private func read(_ table: String, _ query: [(String, String)], as identity: RealtimeIdentity) -> (status: Int, rows: [JSONValue], message: String) {
+        var exchange = Exchange(
+            request: HTTPRequest(method: "GET", path: "/rest/v1/" + table, query: query.map { (name: $0.0, value: $0.1) }), requestID: "realtime")
+        exchange.parameters["table"] = table
+        exchange.access = Access(role: Access.Role(rawValue: identity.role) ?? .anon, userID: identity.userID)
+        do {
+            let response = try rest.handle(&exchange)
+            return (response.status, (try? JSONValue.read(response.body))?.arrayValue ?? [], "")
+        } catch {
+            let body = error.response(to: exchange.request).body
+            let message = (try? JSONValue.read(body))?.objectValue?["message"]?.stringValue ?? error.code
+            return (error.status, [], message)
+        }
+    }
+
+    private static func text(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        default: value.jsonText
+        }
+    }
+}
