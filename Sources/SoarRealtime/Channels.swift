@@ -46,6 +46,7 @@ final class Channels {
 
     private func join(_ message: PhoenixMessage, _ client: Client) {
         let config = message.payload.objectValue?["config"]?.objectValue ?? [:]
+
         if client.joined[message.topic] != nil {
             // Phoenix's answer to a second join of a topic on the same socket.
             client.send(message.reply("error", ["reason": "already joined"]))
@@ -53,6 +54,11 @@ final class Channels {
         }
         guard client.joined.count < driver.limits.channelsPerSocket else {
             client.send(message.reply("error", ["reason": .string("Too many channels: at most \(driver.limits.channelsPerSocket) a socket")]))
+            return
+        }
+        client.joinsInWindow += 1
+        guard client.joinsInWindow <= driver.limits.joinsPerSecond else {
+            client.send(message.reply("error", ["reason": .string("Too many joins per second: at most \(driver.limits.joinsPerSecond) a socket")]))
             return
         }
         var identity = client.identity
@@ -127,11 +133,7 @@ final class Channels {
         guard var channel = client.joined[message.topic] else { return }
         let token = message.payload.objectValue?["access_token"]?.stringValue ?? ""
         guard let identity = driver.verify(token) else {
-            client.send(PhoenixMessage(
-                joinRef: channel.joinRef, topic: message.topic, event: "system",
-                payload: ["status": "error", "extension": "system", "channel": .string(message.topic), "message": "Invalid JWT: the channel is closed"]))
-            client.send(PhoenixMessage(joinRef: channel.joinRef, topic: message.topic, event: "phx_close", payload: [:]))
-            leave(message.topic, client)
+            close(message.topic, of: client, because: "Invalid JWT: the channel is closed")
             return
         }
         channel.identity = identity
@@ -212,5 +214,24 @@ extension Channels {
     func deliver(_ payload: JSONValue, to key: SubscriptionKey) {
         guard let client = driver.client(serial: key.socket), let channel = client.joined[key.topic], !channel.bindings.isEmpty else { return }
         client.send(PhoenixMessage(joinRef: channel.joinRef, topic: key.topic, event: "postgres_changes", payload: payload))
+    }
+}
+
+extension Channels {
+    /// Ends a channel from the server's side: a `system` error saying why, then `phx_close`.
+    func close(_ topic: String, of client: Client, because reason: String) {
+        guard let channel = client.joined[topic] else { return }
+        client.send(PhoenixMessage(
+            joinRef: channel.joinRef, topic: topic, event: "system",
+            payload: ["status": "error", "extension": "system", "channel": .string(topic), "message": .string(reason)]))
+        client.send(PhoenixMessage(joinRef: channel.joinRef, topic: topic, event: "phx_close", payload: [:]))
+        leave(topic, client)
+    }
+
+    /// Closes the channels whose token has run out by `now` (Unix seconds).
+    func expire(_ client: Client, at now: Int) {
+        for (topic, channel) in client.joined {
+            if let expiry = channel.identity.expiresAt, expiry <= now { close(topic, of: client, because: "Token has expired: the channel is closed") }
+        }
     }
 }

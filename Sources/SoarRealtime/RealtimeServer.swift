@@ -25,6 +25,10 @@ public final class RealtimeServer: @unchecked Sendable {
         public var channelsPerSocket = 100
         /// A socket that sends nothing (not even a heartbeat) for this long is closed.
         public var idleTimeout: UInt64 = 60_000
+        /// Messages one socket may send a second; more are answered with an error, not handled.
+        public var messagesPerSecond = 100
+        /// Joins one socket may ask for a second.
+        public var joinsPerSecond = 50
 
         public init() {}
     }
@@ -33,8 +37,10 @@ public final class RealtimeServer: @unchecked Sendable {
     private let driver: Driver
 
     /// Starts the loop. `verify` turns an access token into an identity, or nil when it is not valid.
-    public init(limits: Limits = Limits(), verify: @escaping @Sendable (String) -> RealtimeIdentity?) throws(SystemError) {
-        driver = Driver(limits: limits, verify: verify)
+    public init(
+        limits: Limits = Limits(), clock: @escaping @Sendable () -> Date = Date.init, verify: @escaping @Sendable (String) -> RealtimeIdentity?
+    ) throws(SystemError) {
+        driver = Driver(limits: limits, clock: clock, verify: verify)
         loop = try EventLoop(name: "soar.realtime", driver: driver)
         driver.loop = loop
     }
@@ -100,8 +106,12 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
     func unsubscribe(_ key: SubscriptionKey) { _ = subscriptions.withLock { $0.removeValue(forKey: key) } }
     func client(serial: UInt64) -> Client? { bySerial[serial] }
 
-    init(limits: RealtimeServer.Limits, verify: @escaping @Sendable (String) -> RealtimeIdentity?) {
+    /// Wall time, for tokens' expiry.
+    let clock: @Sendable () -> Date
+
+    init(limits: RealtimeServer.Limits, clock: @escaping @Sendable () -> Date, verify: @escaping @Sendable (String) -> RealtimeIdentity?) {
         self.limits = limits
+        self.clock = clock
         self.verify = verify
     }
 
@@ -124,13 +134,25 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
     }
 
     func received(_ message: WebSocket.Message, from client: Client) {
-        client.lastHeard = loop?.now ?? 0
+        let now = loop?.now ?? 0
+        client.lastHeard = now
+        if now >= client.windowStart + 1000 {
+            client.windowStart = now
+            client.messagesInWindow = 0
+            client.joinsInWindow = 0
+        }
+        client.messagesInWindow += 1
         guard case .text(let data) = message else {
             client.send(PhoenixMessage(topic: "phoenix", event: "phx_error", payload: ["reason": "binary frames are not taken yet: send text"]))
             return
         }
         do {
-            channels.handle(try PhoenixMessage.decode(data, client.version), from: client)
+            let decoded = try PhoenixMessage.decode(data, client.version)
+            guard client.messagesInWindow <= limits.messagesPerSecond else {
+                client.send(decoded.reply("error", ["reason": .string("Too many messages per second: at most \(limits.messagesPerSecond) a socket")]))
+                return
+            }
+            channels.handle(decoded, from: client)
         } catch {
             client.webSocket?.close(code: 1007, reason: error.description)
         }
@@ -199,6 +221,7 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
                 continue
             }
             guard let socket = client.webSocket else { continue }
+            channels.expire(client, at: Int(clock().timeIntervalSince1970))
             if now > client.lastHeard + limits.idleTimeout {
                 socket.close(code: 1000, reason: "no heartbeat for \(limits.idleTimeout / 1000) s")
                 client.lastHeard = now  // once
@@ -213,7 +236,13 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
     }
 
     func nextWakeup(now: UInt64) -> UInt64? {
-        clients.values.map { $0.lingeringSince.map { $0 + 2001 } ?? $0.lastHeard + limits.idleTimeout + 1 }.min()
+        let wall = clock().timeIntervalSince1970
+        return clients.values.map { client in
+            let idle = client.lingeringSince.map { $0 + 2001 } ?? client.lastHeard + limits.idleTimeout + 1
+            // A channel's token running out ends the channel then.
+            let expiry = client.joined.values.compactMap(\.identity.expiresAt).min().map { now + UInt64(max(0, (Double($0) - wall) * 1000)) + 1 }
+            return min(idle, expiry ?? idle)
+        }.min()
     }
 
     func loopStopping(now: UInt64) {
@@ -240,6 +269,10 @@ final class Client {
     var tooSlow = false
     /// When its close went out, while what it still sends is read and dropped.
     var lingeringSince: UInt64?
+    /// The current second's messages and joins, for the limits.
+    var windowStart: UInt64 = 0
+    var messagesInWindow = 0
+    var joinsInWindow = 0
 
     init(socket: UpgradedSocket, serial: UInt64, version: PhoenixMessage.Version, identity: RealtimeIdentity, now: UInt64) {
         self.socket = socket

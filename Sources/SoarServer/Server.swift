@@ -102,7 +102,7 @@ public final class Server: Sendable {
         PushEndpoints(push: self.push, gateway: gateway, deadline: configuration.testPushDeadline).register(in: &router)
         do {
             let auth = self.auth
-            realtime = try RealtimeServer { token in RealtimeEndpoints.identity(token, auth: auth) }
+            realtime = try RealtimeServer(clock: now) { token in RealtimeEndpoints.identity(token, auth: auth) }
         } catch {
             http.stop()
             throw HTTPServerError("cannot start the realtime loop: \(error)")

@@ -36,6 +36,26 @@ import Testing
         #expect(!run.stderr.contains("hunter2"), "the password never shows")
     }
 
+    @Test func realtimeChangesMadeThroughOneProcessReachSubscribersOnAnother() throws {
+        let cluster = try PostgresCluster.shared.get()
+        let database = try cluster.createDatabase()
+        let dir = TemporaryDirectory("soar-realtime-two")
+        let migrations = dir.path + "/migrations"
+        #expect(try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations]).status == 0)
+        try "alter publication supabase_realtime add table todos;\n".write(
+            toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
+        let environment = ["JWT_SECRET": "two-processes-share-this-secret-0123456789"]
+        let servers = try (0..<2).map { _ in
+            try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--database-url", database, "--migrations", migrations], environment: environment)
+        }
+        let bases = try servers.map { try #require($0.readLine(timeout: 30)?.replacingOccurrences(of: "API URL: ", with: ""), "\($0.standardError)") }
+        let anon = try #require(servers[0].readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/realtime_changes.py").standardized.path
+        let run = try ProcessRunner.run("python3", [script, bases[0], anon, bases[1]], timeout: 90)
+        #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
+        for server in servers { #expect(server.stop() == 0) }
+    }
+
     @Test func threeServersShareASendAndOneKilledMidwayLosesNothing() throws {
         let cluster = try PostgresCluster.shared.get()
         let database = try cluster.createDatabase()

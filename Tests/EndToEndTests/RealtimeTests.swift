@@ -39,4 +39,16 @@ import Testing
         #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
         #expect(server.stop() == 0)
     }
+
+    @Test func aChannelClosesWhenItsTokenRunsOut() throws {
+        let dir = TemporaryDirectory("soar-realtime-expiry")
+        let database = try TestDatabase(directory: dir.path)
+        let server = try BackgroundProcess(
+            SoarBinary.path, ["serve", "--port", "0"] + database.arguments, environment: database.environment.merging(["GOTRUE_JWT_EXP": "2"]) { $1 })
+        let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
+        let anon = try #require(server.readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
+        let run = try ProcessRunner.run("python3", [Self.script("realtime_expiry.py"), url, anon], timeout: 60)
+        #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
+        #expect(server.stop() == 0)
+    }
 }

@@ -4,7 +4,9 @@ own changes arrive, another user's never do (only a deleted row's key), filters 
 outside the publication or one that does not exist is refused out loud, and a bad new token
 closes the channel.
 
-Usage: realtime_changes.py URL ANON_KEY
+Usage: realtime_changes.py URL ANON_KEY [DATA_URL]
+With DATA_URL (another process on the same Postgres database), sign-ups and writes go there while
+the subscriptions stay on URL.
 Prints "ok" when every step behaves as Supabase Realtime; otherwise the failed step, and exits 1.
 """
 import asyncio
@@ -16,6 +18,7 @@ from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
 from supabase import create_client
 
 url, anon = sys.argv[1], sys.argv[2]
+data_url = sys.argv[3] if len(sys.argv) > 3 else url
 
 
 def expect(condition, what):
@@ -33,7 +36,7 @@ async def until(condition, what, seconds=5):
 
 
 def user():
-    client = create_client(url, anon)
+    client = create_client(data_url, anon)
     session = client.auth.sign_up({"email": f"rt-{uuid.uuid4().hex[:8]}@example.com", "password": "a-password"}).session
     return client, session.access_token
 

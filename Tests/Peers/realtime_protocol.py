@@ -77,13 +77,26 @@ async def main():
 
     # Channels per socket: the 101st join is refused.
     many = await connect()
-    for index in range(100):
-        await many.send(json.dumps({"topic": f"realtime:c{index}", "event": "phx_join", "payload": {"config": {}}, "ref": str(index), "join_ref": str(index)}))
-    for _ in range(100):
-        expect((await next_message(many))["payload"]["status"] == "ok", "100 joins")
+    for batch in range(2):  # 50 joins a second at most
+        for index in range(batch * 50, batch * 50 + 50):
+            await many.send(json.dumps({"topic": f"realtime:c{index}", "event": "phx_join", "payload": {"config": {}}, "ref": str(index), "join_ref": str(index)}))
+        for _ in range(50):
+            expect((await next_message(many))["payload"]["status"] == "ok", "100 joins")
+        await asyncio.sleep(1.05)
     await many.send(json.dumps({"topic": "realtime:c100", "event": "phx_join", "payload": {"config": {}}, "ref": "x", "join_ref": "x"}))
     refused = await next_message(many)
     expect(refused["payload"]["status"] == "error" and "Too many channels" in refused["payload"]["response"]["reason"], f"101st: {refused}")
+
+    # A flood: past 100 messages a second the socket is told so, and served again the next second.
+    flood = await connect()
+    for index in range(150):
+        await flood.send(json.dumps({"topic": "phoenix", "event": "heartbeat", "payload": {}, "ref": str(index)}))
+    answers = [await next_message(flood) for _ in range(150)]
+    limited = [a for a in answers if a["payload"]["status"] == "error"]
+    expect(limited and "Too many messages per second" in limited[0]["payload"]["response"]["reason"], f"flood: {answers[-1]}")
+    await asyncio.sleep(1.05)
+    await flood.send(json.dumps({"topic": "phoenix", "event": "heartbeat", "payload": {}, "ref": "after"}))
+    expect((await next_message(flood))["payload"]["status"] == "ok", "served again after the flood")
 
     # Bad frames close only their own socket: not JSON (1007), over 1 MB (1009), unmasked (1002).
     garbage = await connect()

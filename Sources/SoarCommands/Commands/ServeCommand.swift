@@ -56,6 +56,8 @@ struct ServeCommand: Command {
         sign-ins, mail requests), GOTRUE_RATE_LIMIT_VERIFY (30: codes and links, MFA codes),
         GOTRUE_RATE_LIMIT_TOKEN_REFRESH (150: refreshes).
 
+        Access tokens last GOTRUE_JWT_EXP seconds (3600).
+
         Signing keys: SOAR_JWT_KEYS_DIR names a folder of P-256 keys in PEM (soar keys generate makes
         them); the last private one by name signs access tokens as ES256, every one verifies, and
         /auth/v1/.well-known/jwks.json publishes them. Add a newer key to rotate; remove one to retire it.
@@ -108,6 +110,13 @@ struct ServeCommand: Command {
         if let confirm = arguments.value("--email-confirm") {
             guard ["required", "off"].contains(confirm) else { throw .usage("--email-confirm must be required or off, not \"\(confirm)\"") }
             configuration.email.confirmationRequired = confirm == "required"
+        }
+        // How long access tokens last (GoTrue's name), in seconds.
+        if let text = environment["GOTRUE_JWT_EXP"], !text.isEmpty {
+            guard let seconds = Int(text), (1...604_800).contains(seconds) else {
+                throw .configuration("GOTRUE_JWT_EXP must be seconds between 1 and 604800, not \"\(text)\"")
+            }
+            configuration.tokenLifetime = seconds
         }
         // Attempts per client address per 5 minutes (0: no limit), by GoTrue's names where it has them.
         for (name, limit) in [("SOAR_RATE_LIMIT_SIGN_IN", \AuthService.Limits.perAddress), ("GOTRUE_RATE_LIMIT_VERIFY", \.verifyPerAddress),
