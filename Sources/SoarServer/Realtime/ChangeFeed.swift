@@ -91,6 +91,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
 
     private func deliver(_ change: RowChange, to subscriptions: [ChangeSubscription]) {
         guard let table = store.tables[change.table] else { return }
+        var rows: [String: JSONValue?] = [:]
         let columns = JSONValue.array(table.columns.map { ["name": .string($0.name), "type": .string($0.type)] })
         for subscription in subscriptions {
             let bindings = subscription.bindings.filter { $0.matches(table: change.table, type: change.type) }
@@ -107,7 +108,11 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
                 ids = bindings.map { .int($0.id) }
             } else {
                 var record: JSONValue?
+                // The row as it is now, read once for every subscriber: a binding whose filter it
+                // fails costs no read under that subscriber's policies.
+                let current = row(of: change, as: RealtimeIdentity(role: "service_role"), cache: &rows)
                 for binding in bindings {
+                    if let filter = binding.filterParameter, let current, !Self.passes(current, filter) { continue }
                     var query = [("select", "*")] + change.key.map { ($0.key, "eq." + Self.text($0.value)) }
                     if let filter = binding.filterParameter { query.append(filter) }
                     guard let row = read(change.table, query, as: subscription.identity).rows.first else { continue }
@@ -136,6 +141,42 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             let body = error.response(to: exchange.request).body
             let message = (try? JSONValue.read(body))?.objectValue?["message"]?.stringValue ?? error.code
             return (error.status, [], message)
+        }
+    }
+
+    /// The changed row read as `identity` (nil when it may not read it, or it is gone), once a change.
+    private func row(of change: RowChange, as identity: RealtimeIdentity, cache: inout [String: JSONValue?]) -> JSONValue? {
+        let key = identity.role + ":" + (identity.userID ?? "")
+        if let known = cache[key] { return known }
+        let query = [("select", "*")] + change.key.map { ($0.key, "eq." + Self.text($0.value)) }
+        let found = read(change.table, query, as: identity).rows.first
+        cache[key] = found
+        return found
+    }
+
+    /// Whether `row` meets a binding's filter (`column`, `op.value`), as Postgres would compare.
+    static func passes(_ row: JSONValue, _ filter: (name: String, value: String)) -> Bool {
+        guard let dot = filter.value.firstIndex(of: ".") else { return true }
+        let op = String(filter.value[..<dot])
+        let wanted = String(filter.value[filter.value.index(after: dot)...])
+        let value = row.objectValue?[filter.name] ?? .null
+        if case .null = value { return false }
+        func compare(_ other: String) -> Int {
+            if let a = value.doubleValue ?? Double(text(value)), let b = Double(other) { return a < b ? -1 : (a > b ? 1 : 0) }
+            let a = text(value)
+            return a < other ? -1 : (a > other ? 1 : 0)
+        }
+        switch op {
+        case "eq": return compare(wanted) == 0
+        case "neq": return compare(wanted) != 0
+        case "lt": return compare(wanted) < 0
+        case "lte": return compare(wanted) <= 0
+        case "gt": return compare(wanted) > 0
+        case "gte": return compare(wanted) >= 0
+        case "in":
+            let items = wanted.trimmingCharacters(in: CharacterSet(charactersIn: "()")).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return items.contains { compare($0) == 0 }
+        default: return true
         }
     }
 
