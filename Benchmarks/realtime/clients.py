@@ -2,10 +2,13 @@
 to all of them (latency of each delivery), then inserts at a fixed rate, each delivered to its
 owner's postgres_changes subscription (latency of each). Prints JSON.
 
-Usage: clients.py URL ANON SERVICE SOCKETS USERS INSERTS_PER_SECOND SECONDS
+Usage: clients.py broadcast|inserts URL ANON SERVICE SOCKETS USERS INSERTS_PER_SECOND SECONDS
+Each phase runs in a process of its own, so that the inserts' figures are not the broadcast
+sockets' load on this side.
 """
 import asyncio
 import json
+import os
 import statistics
 import sys
 import time
@@ -14,8 +17,9 @@ import uuid
 import httpx
 import websockets
 
-url, anon, service = sys.argv[1:4]
-sockets, users, rate, seconds = (int(x) for x in sys.argv[4:8])
+phase = sys.argv[1]
+url, anon, service = sys.argv[2:5]
+sockets, users, rate, seconds = (int(x) for x in sys.argv[5:9])
 ws_url = url.replace("http", "ws", 1) + f"/realtime/v1/websocket?apikey={anon}&vsn=1.0.0"
 
 
@@ -54,7 +58,7 @@ async def listener(ready, latencies, topic, token=None, config=None):
         beats.cancel()
 
 
-async def main():
+async def broadcast_phase():
     result = {}
     http = httpx.AsyncClient(timeout=30)
     ready = asyncio.Semaphore(0)
@@ -85,12 +89,14 @@ async def main():
         rounds.append({"delivered": len(broadcast_latencies), "p50_ms": round(1000 * statistics.median(broadcast_latencies), 1),
                        "p99_ms": round(1000 * percentile(broadcast_latencies, 0.99), 1), "max_ms": round(1000 * max(broadcast_latencies), 1)})
     result["broadcast"] = rounds
-    # The broadcast sockets go: the inserts' figures are the feed's, not this process's load.
-    for task in tasks:
-        task.cancel()
-    tasks = []
-    await asyncio.sleep(1)
+    print(json.dumps(result), flush=True)
+    os._exit(0)  # the sockets close with the process
 
+
+async def inserts_phase():
+    result = {}
+    http = httpx.AsyncClient(timeout=30)
+    tasks = []
     # Inserts: USERS users, each with a socket following its own todos.
     change_latencies = []
     tokens, ids = [], []
@@ -108,31 +114,47 @@ async def main():
         await ready.acquire()
     sent = 0
     begun = time.time()
-    inserts = []
 
-    async def insert(token):
-        answer = await http.post(f"{url}/rest/v1/todos", headers={"apikey": anon, "authorization": f"Bearer {token}", "prefer": "return=minimal"},
-                                 json={"title": repr(time.time())})
-        return answer.status_code
+    # The inserts go over plain keep-alive HTTP/1.1 connections (httpx cannot keep 1,000 a second).
+    host, port = url.split("//")[1].split(":")
+    queue: asyncio.Queue = asyncio.Queue()
+    statuses = []
 
+    async def connection():
+        reader, writer = await asyncio.open_connection(host, int(port))
+        while True:
+            token = await queue.get()
+            if token is None:
+                writer.close()
+                return
+            body = json.dumps({"title": repr(time.time())}).encode()
+            writer.write((f"POST /rest/v1/todos HTTP/1.1\r\nHost: x\r\napikey: {anon}\r\nAuthorization: Bearer {token}\r\n"
+                          f"Prefer: return=minimal\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body)
+            head = await reader.readuntil(b"\r\n\r\n")
+            statuses.append(int(head.split(b" ")[1]))
+            length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")), 0)
+            if length:
+                await reader.readexactly(length)
+
+    workers = [asyncio.create_task(connection()) for _ in range(32)]
     while time.time() - begun < seconds:
         due = int((time.time() - begun) * rate)
         while sent < due:
-            inserts.append(asyncio.create_task(insert(tokens[sent % users])))
+            queue.put_nowait(tokens[sent % users])
             sent += 1
         await asyncio.sleep(0.002)
-    statuses = await asyncio.gather(*inserts)
+    for _ in workers:
+        queue.put_nowait(None)
+    await asyncio.gather(*workers)
     for _ in range(500):
         if len(change_latencies) >= sent:
             break
         await asyncio.sleep(0.02)
-    result["inserts"] = {"sent": sent, "created": sum(1 for s in statuses if s == 201), "rate_per_second": round(sent / seconds),
+    result["inserts"] = {"sent": sent, "created": sum(1 for status in statuses if status == 201), "rate_per_second": round(sent / seconds),
                          "delivered": len(change_latencies), "p50_ms": round(1000 * statistics.median(change_latencies), 1),
                          "p99_ms": round(1000 * percentile(change_latencies, 0.99), 1)}
     print(json.dumps(result), flush=True)
-    for task in tasks:
-        task.cancel()
-    await http.aclose()
+    os._exit(0)
 
 
-asyncio.run(main())
+asyncio.run(broadcast_phase() if phase == "broadcast" else inserts_phase())
