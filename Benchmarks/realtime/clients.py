@@ -2,7 +2,9 @@
 to all of them (latency of each delivery), then inserts at a fixed rate, each delivered to its
 owner's postgres_changes subscription (latency of each). Prints JSON.
 
-Usage: clients.py broadcast|inserts URL ANON SERVICE SOCKETS USERS INSERTS_PER_SECOND SECONDS
+Usage: clients.py broadcast|inserts|follow URL ANON SERVICE SOCKETS USERS INSERTS_PER_SECOND SECONDS
+(`follow`: USERS users each following their own todos, the first one's token printed, until a
+line arrives on standard input.)
 Each phase runs in a process of its own, so that the inserts' figures are not the broadcast
 sockets' load on this side.
 """
@@ -157,4 +159,23 @@ async def inserts_phase():
     os._exit(0)
 
 
-asyncio.run(broadcast_phase() if phase == "broadcast" else inserts_phase())
+async def follow_phase():
+    http = httpx.AsyncClient(timeout=30)
+    tokens = []
+    ready = asyncio.Semaphore(0)
+    received = []
+    for index in range(users):
+        session = (await http.post(f"{url}/auth/v1/signup", headers={"apikey": anon},
+                                   json={"email": f"follow-{uuid.uuid4().hex[:10]}@example.com", "password": "bench-password"})).json()
+        tokens.append(session["access_token"])
+        config = {"postgres_changes": [{"event": "INSERT", "schema": "public", "table": "todos", "filter": f"user_id=eq.{session['user']['id']}"}]}
+        asyncio.create_task(listener(ready, received, f"realtime:follow-{index}", session["access_token"], config))
+    for _ in tokens:
+        await ready.acquire()
+    print(tokens[0], flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    print(len(received), flush=True)
+    os._exit(0)
+
+
+asyncio.run({"broadcast": broadcast_phase, "inserts": inserts_phase, "follow": follow_phase}[phase]())

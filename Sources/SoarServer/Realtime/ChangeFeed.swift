@@ -80,22 +80,38 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             }
             if last < 0 { last = try startAt.withLock({ $0 }) ?? store.lastChangeID() }
             startAt.withLock { $0 = nil }
-            for change in try store.changes(after: last, limit: 500) {
-                last = change.id
-                deliver(change, to: subscriptions)
-            }
+            let batch = try store.changes(after: last, limit: 500)
+            guard let newest = batch.last?.id else { return }
+            last = newest
+            var reads = BatchReads(changes: batch)
+            for subscription in subscriptions { deliver(batch, to: subscription, reads: &reads) }
         } catch {
             // The store is unavailable: the next turn tries again from the same change.
         }
     }
 
-    private func deliver(_ change: RowChange, to subscriptions: [ChangeSubscription]) {
-        guard let table = store.tables[change.table] else { return }
-        var rows: [String: JSONValue?] = [:]
-        let columns = JSONValue.array(table.columns.map { ["name": .string($0.name), "type": .string($0.type)] })
-        for subscription in subscriptions {
+    /// What one batch of changes reads, once: each table's changed rows as the service role (one
+    /// `in.(...)` query a table), and its columns.
+    struct BatchReads {
+        let changes: [RowChange]
+        var service: [String: [String: JSONValue]] = [:]
+        var columns: [String: JSONValue] = [:]
+    }
+
+    /// A batch's changes for one subscription, in order: each binding's rows read once as the
+    /// subscriber (one `in.(...)` query), the right to read a table checked once for deletes.
+    /// Tables with a composite key are read a change at a time.
+    private func deliver(_ batch: [RowChange], to subscription: ChangeSubscription, reads: inout BatchReads) {
+        var visible: [Int: [String: JSONValue]] = [:]
+        var readable: [String: Bool] = [:]
+        for change in batch {
             let bindings = subscription.bindings.filter { $0.matches(table: change.table, type: change.type) }
-            guard !bindings.isEmpty else { continue }
+            guard !bindings.isEmpty, let table = store.tables[change.table] else { continue }
+            let columns = reads.columns[change.table] ?? {
+                let made = JSONValue.array(table.columns.map { ["name": .string($0.name), "type": .string($0.type)] })
+                reads.columns[change.table] = made
+                return made
+            }()
             var data: [String: JSONValue] = [
                 "schema": "public", "table": .string(change.table), "commit_timestamp": .string(change.at), "type": .string(change.type),
                 "columns": columns, "errors": .null,
@@ -103,20 +119,29 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             var ids: [JSONValue] = []
             if change.type == "DELETE" {
                 // Gone: only its key, to those who may read the table (a filter cannot be checked).
-                guard read(change.table, [("select", "*"), ("limit", "0")], as: subscription.identity).status == 200 else { continue }
+                let allowed = readable[change.table] ?? {
+                    let allowed = read(change.table, [("select", "*"), ("limit", "0")], as: subscription.identity).status == 200
+                    readable[change.table] = allowed
+                    return allowed
+                }()
+                guard allowed else { continue }
                 data["old_record"] = .object(change.key)
                 ids = bindings.map { .int($0.id) }
             } else {
                 var record: JSONValue?
-                // The row as it is now, read once for every subscriber: a binding whose filter it
-                // fails costs no read under that subscriber's policies.
-                let current = row(of: change, as: RealtimeIdentity(role: "service_role"), cache: &rows)
                 for binding in bindings {
-                    if let filter = binding.filterParameter, let current, !Self.passes(current, filter) { continue }
-                    var query = [("select", "*")] + change.key.map { ($0.key, "eq." + Self.text($0.value)) }
-                    if let filter = binding.filterParameter { query.append(filter) }
-                    guard let row = read(change.table, query, as: subscription.identity).rows.first else { continue }
-                    record = row
+                    let found: JSONValue?
+                    if table.primaryKey.count == 1 {
+                        let key = table.primaryKey[0]
+                        if visible[binding.id] == nil { visible[binding.id] = rows(of: batch, key: key, binding: binding, table: change.table, as: subscription.identity, reads: &reads) }
+                        found = change.key[key].flatMap { visible[binding.id]?[Self.text($0)] }
+                    } else {
+                        var query = [("select", "*")] + change.key.map { ($0.key, "eq." + Self.text($0.value)) }
+                        if let filter = binding.filterParameter { query.append(filter) }
+                        found = read(change.table, query, as: subscription.identity).rows.first
+                    }
+                    guard let found else { continue }
+                    record = found
                     ids.append(.int(binding.id))
                 }
                 guard let record else { continue }
@@ -126,6 +151,33 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             guard !ids.isEmpty else { continue }
             realtime.deliver(["ids": .array(ids), "data": .object(data)], to: subscription.key)
         }
+    }
+
+    /// The batch's rows of `table` that `binding` may deliver, by key: those whose current row
+    /// (read once as the service role) meets its filter, read again as the subscriber.
+    private func rows(
+        of batch: [RowChange], key: String, binding: ChangeBinding, table: String, as identity: RealtimeIdentity, reads: inout BatchReads
+    ) -> [String: JSONValue] {
+        if reads.service[table] == nil {
+            let keys = Set(batch.filter { $0.table == table && $0.type != "DELETE" }.compactMap { $0.key[key].map(Self.text) })
+            let rows = read(table, [("select", "*"), (key, "in.(" + keys.map(Self.listed).joined(separator: ",") + ")")], as: RealtimeIdentity(role: "service_role")).rows
+            reads.service[table] = Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
+        }
+        let current = reads.service[table] ?? [:]
+        let candidates = Set(batch.filter { $0.table == table && $0.type != "DELETE" && binding.matches(table: table, type: $0.type) }
+            .compactMap { $0.key[key].map(Self.text) }
+            .filter { keyText in current[keyText].map { row in binding.filterParameter.map { Self.passes(row, $0) } ?? true } ?? false })
+        guard !candidates.isEmpty else { return [:] }
+        var query = [("select", "*"), (key, "in.(" + candidates.map(Self.listed).joined(separator: ",") + ")")]
+        if let filter = binding.filterParameter { query.append(filter) }
+        let rows = read(table, query, as: identity).rows
+        return Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A value inside PostgREST's `in.(...)`, quoted when it holds what the list syntax uses.
+    private static func listed(_ value: String) -> String {
+        guard value.contains(where: { ",()\" \\".contains($0) }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     /// A data API read of `table` as `identity`: the status, the rows, and the error's message.
@@ -142,16 +194,6 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             let message = (try? JSONValue.read(body))?.objectValue?["message"]?.stringValue ?? error.code
             return (error.status, [], message)
         }
-    }
-
-    /// The changed row read as `identity` (nil when it may not read it, or it is gone), once a change.
-    private func row(of change: RowChange, as identity: RealtimeIdentity, cache: inout [String: JSONValue?]) -> JSONValue? {
-        let key = identity.role + ":" + (identity.userID ?? "")
-        if let known = cache[key] { return known }
-        let query = [("select", "*")] + change.key.map { ($0.key, "eq." + Self.text($0.value)) }
-        let found = read(change.table, query, as: identity).rows.first
-        cache[key] = found
-        return found
     }
 
     /// Whether `row` meets a binding's filter (`column`, `op.value`), as Postgres would compare.
