@@ -75,6 +75,19 @@ public final class RealtimeServer: @unchecked Sendable {
 
     /// How many sockets are open (for `/metrics` and tests).
     public var socketCount: Int { driver.count.withLock { $0 } }
+
+    /// Realtime's lines of `/metrics`: open sockets, and channels following database changes.
+    public var metricsText: String {
+        """
+        # HELP soar_realtime_sockets Realtime WebSockets open.
+        # TYPE soar_realtime_sockets gauge
+        soar_realtime_sockets \(socketCount)
+        # HELP soar_realtime_change_subscriptions Channels following database changes.
+        # TYPE soar_realtime_change_subscriptions gauge
+        soar_realtime_change_subscriptions \(driver.subscriptions.withLock { $0.count })
+
+        """
+    }
 }
 
 /// The serializer a socket asked for with `vsn`.

@@ -129,6 +129,7 @@ public final class Server: Sendable {
         let health = HealthEndpoints(store: store, now: now) { reason in logger.log(.warn, "health check failed", ["error": .string(reason)]) }
         let metrics = self.metrics
         let pushService = self.push
+        let realtimeServer = self.realtime
         router.add(["GET"], "/health") { _ throws(ServerError) in health.check() }
         let open = configuration.publicMetrics
         router.add(["GET"], "/metrics") { exchange throws(ServerError) in
@@ -137,7 +138,7 @@ public final class Server: Sendable {
             if !open && caller.access.role != .serviceRole {
                 throw .gateway(401, "/metrics needs the service_role key (or soar serve --public-metrics where the port is private)", code: "401")
             }
-            return HTTPResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4")], body: Data((metrics.text + pushService.metricsText).utf8))
+            return HTTPResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4")], body: Data((metrics.text + pushService.metricsText + realtimeServer.metricsText).utf8))
         }
         self.router = router
         box.server = self

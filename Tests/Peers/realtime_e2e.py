@@ -39,6 +39,8 @@ async def main():
     bob = AsyncRealtimeClient(f"{url}/realtime/v1", anon, auto_reconnect=False)
     await ada.connect()
     await bob.connect()
+    metrics = httpx.get(f"{url}/metrics", headers={"apikey": service, "authorization": f"Bearer {service}"}).text
+    expect("soar_realtime_sockets 2" in metrics, f"/metrics counts the sockets: {[l for l in metrics.splitlines() if 'realtime' in l]}")
 
     # Broadcast: client to client; the sender hears itself only with `self`; `ack` confirms.
     heard_by_ada, heard_by_bob = [], []
