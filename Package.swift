@@ -35,8 +35,14 @@ let package = Package(
 
         .target(name: "SoarCore"),
         // The app side: platform-neutral, talks to the backend over URLSession only.
-        // SHA-256 for PKCE: CryptoKit on Apple systems, OpenSSL through SoarCrypto elsewhere.
-        .target(name: "SoarClient", dependencies: ["SoarCore", .target(name: "SoarCrypto", condition: .when(platforms: [.linux]))]),
+        // SHA-256 for PKCE: CryptoKit on Apple systems, OpenSSL through SoarCrypto elsewhere; a
+        // WebSocket client for realtime: URLSession on Apple systems, libwslay elsewhere.
+        .target(
+            name: "SoarClient",
+            dependencies: [
+                "SoarCore", .target(name: "SoarCrypto", condition: .when(platforms: [.linux])),
+                .target(name: "CWslay", condition: .when(platforms: [.linux])),
+            ]),
         .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL", "CArgon2", "CCrypt"]),
         .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
         .target(name: "SoarHTTP2", dependencies: ["CNghttp2", "CLinux", "SoarCrypto"]),

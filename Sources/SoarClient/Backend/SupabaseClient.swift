@@ -6,6 +6,8 @@ import SoarCore
 public final class SupabaseClient: Sendable {
     public let auth: AuthClient
     public let functions: FunctionsClient
+    /// Supabase Realtime: channels that follow row changes and carry broadcasts.
+    public let realtime: RealtimeClient
     let backend: Backend
 
     /// - Parameters:
@@ -13,16 +15,24 @@ public final class SupabaseClient: Sendable {
     ///   - anonKey: the project's anon key, sent as `apikey` on every request.
     ///   - store: where the session is kept between launches.
     ///   - transport: URLSession unless a test gives a fake.
+    ///   - webSockets: how realtime opens its socket (URLSession on Apple systems, libwslay elsewhere).
     ///   - refreshMargin: seconds before expiry at which an access token is refreshed.
     ///   - now: the clock refreshes are timed by.
     public init(
         url: URL, anonKey: String, store: any SecureStore, transport: any HTTPTransport = URLSessionTransport(),
-        refreshMargin: TimeInterval = 60, now: @escaping @Sendable () -> Date = Date.init
+        webSockets: (any WebSocketConnecting)? = nil, refreshMargin: TimeInterval = 60, now: @escaping @Sendable () -> Date = Date.init
     ) {
         backend = Backend(url: url, anonKey: anonKey, transport: transport)
         auth = AuthClient(backend: backend, store: store, refreshMargin: refreshMargin, now: now)
         functions = FunctionsClient(backend: backend, auth: auth)
+        realtime = RealtimeClient(url: url, apiKey: anonKey, auth: auth, connector: webSockets ?? Self.platformWebSockets)
     }
+
+    #if canImport(FoundationNetworking)
+        static let platformWebSockets: any WebSocketConnecting = SocketWebSockets()
+    #else
+        static let platformWebSockets: any WebSocketConnecting = URLSessionWebSockets()
+    #endif
 
     /// A query on a table of the data API (`/rest/v1/<table>`).
     public func from(_ table: String) -> Query {
