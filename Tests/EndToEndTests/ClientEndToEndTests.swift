@@ -99,7 +99,7 @@ import Testing
         let registrar = PushTokenRegistrar(
             registry: DataAPIDeviceTokens(client: client), auth: client.auth, store: InMemorySecureStore(), environment: "sandbox")
         let controller = NotificationsController(
-            center: center, registration: registration, registrar: registrar, inboxSync: ServerInbox(client: client))
+            center: center, registration: registration, routes: .seedApp, registrar: registrar, inboxSync: ServerInbox(client: client))
         registration.deliver { data in await controller.handleDeviceToken(data) }
         let registering = await registrar.start()
         let following = await controller.follow(client.auth)
@@ -135,8 +135,8 @@ import Testing
         #expect(await controller.willPresent(notification) == [.banner, .list, .sound])
         let soarID = try #require(notification.serverID, "the server's inbox row id travels in the payload")
         #expect(controller.inbox.entries.first?.id == soarID && controller.inbox.entries.first?.title == "Hello")
-        #expect(await controller.didReceive(notification) == .notifications)
-        #expect(controller.router.consumePendingRoute() == .notifications)
+        #expect(await controller.didReceive(notification) == AppRoute("notifications"))
+        #expect(controller.router.consumePendingRoute() == AppRoute("notifications"))
 
         // 6. The open is reported and counted on the server.
         let opened = try await Self.get(

@@ -51,6 +51,26 @@ func temporaryFile(_ name: String, _ contents: String) throws -> String {
         #expect(cli.out.hasPrefix("campaigns\n"))
     }
 
+    @Test func anAppsOwnTableFromInitOrAFile() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("soar-routes-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cli = RecordingConsole()
+        #expect(await cli.run("init", "--migrations", dir + "/supabase/migrations") == 0)
+        #expect(cli.out.contains("wrote \(dir)/supabase/routes.json"))
+        let written = try String(contentsOfFile: dir + "/supabase/routes.json", encoding: .utf8)
+        #expect(await cli.run("route", "--routes", dir + "/supabase/routes.json", "dialed:///deals/7") == 0)
+        #expect(cli.out.hasSuffix("brandDealDetail(id: 7)\npath: /brand-deals/7\n"))
+        // The app makes the table its own.
+        let mine = written.replacingOccurrences(of: #""schemes": ["soar","dialed"]"#, with: #""schemes": ["myapp"]"#)
+        try mine.write(toFile: dir + "/routes.json", atomically: true, encoding: .utf8)
+        #expect(await cli.run("route", "--routes", dir + "/routes.json", "myapp:///todos/42") == 0)
+        #expect(cli.out.hasSuffix("todo(id: 42)\npath: /todos/42\n"))
+        #expect(await cli.run("route", "--routes", dir + "/routes.json", "soar:///todos/42") == 1)
+        try #"{"schemes": ["myapp"], "routes": [{"name": "x", "path": "/:a?/b"}]}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
+        #expect(await cli.run("route", "--routes", dir + "/bad.json", "/b") == 2)
+        #expect(cli.err.contains("bad.json: routes[0]: x: in /:a?/b, only the last segment may be optional"))
+    }
+
     @Test func usageErrorsExitTwo() async {
         let cli = RecordingConsole()
         #expect(await cli.run("route") == 2)

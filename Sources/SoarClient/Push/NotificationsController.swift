@@ -18,6 +18,8 @@ public final class NotificationsController {
     /// The last registration failure APNs reported, for the debug screen.
     public private(set) var registrationError: String?
     public let router: DeepLinkRouter
+    /// The app's routes: which payload keys and links open which screens.
+    public let routes: RouteTable
 
     @ObservationIgnored private let center: any UserNotificationCenter
     @ObservationIgnored private let registration: any RemoteNotificationRegistering
@@ -34,7 +36,7 @@ public final class NotificationsController {
     public static let requestedOptions: AuthorizationOptions = [.alert, .badge, .sound]
 
     public init(
-        center: any UserNotificationCenter, registration: any RemoteNotificationRegistering, registrar: PushTokenRegistrar? = nil,
+        center: any UserNotificationCenter, registration: any RemoteNotificationRegistering, routes: RouteTable, registrar: PushTokenRegistrar? = nil,
         inboxSync: (any InboxSyncing)? = nil, router: DeepLinkRouter = DeepLinkRouter(), now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.center = center
@@ -42,6 +44,7 @@ public final class NotificationsController {
         self.registrar = registrar
         self.inboxSync = inboxSync
         self.router = router
+        self.routes = routes
         self.now = now
     }
 
@@ -94,7 +97,7 @@ public final class NotificationsController {
 
     /// A notification arriving in the foreground: kept in the inbox, shown as a banner.
     public func willPresent(_ notification: IncomingNotification) async -> PresentationOptions {
-        inbox.insert(InboxEntry(notification))
+        inbox.insert(InboxEntry(notification).routed(by: routes))
         broadcast.yield(.arrival(notification))
         await center.setBadgeCount(inbox.unreadCount)
         return Self.foregroundPresentation
@@ -104,11 +107,11 @@ public final class NotificationsController {
     ///
     /// - Returns: the route the tap opens, if the payload names a known one.
     @discardableResult
-    public func didReceive(_ notification: IncomingNotification) async -> PushRoute? {
-        let entry = InboxEntry(notification, isRead: true)
+    public func didReceive(_ notification: IncomingNotification) async -> AppRoute? {
+        let entry = InboxEntry(notification, isRead: true).routed(by: routes)
         inbox.insert(entry)
         inbox.markRead(entry.id)
-        let route = notification.route
+        let route = entry.route
         if let route { router.open(route) } else { router.clear() }
         broadcast.yield(.tap(notification, route))
         await center.setBadgeCount(inbox.unreadCount)
@@ -130,7 +133,7 @@ public final class NotificationsController {
     public func syncInbox() async -> AppResult<Void> {
         guard let inboxSync else { return .success(()) }
         do {
-            inbox.merge(try await inboxSync.fetch())
+            inbox.merge(try await inboxSync.fetch().map { $0.routed(by: routes) })
             await center.setBadgeCount(inbox.unreadCount)
             return .success(())
         } catch {

@@ -7,6 +7,7 @@ struct PayloadValidateCommand: Command {
     static let arguments = "FILE"
     static let options = [
         Option("--push-type", value: "TYPE", help: "alert (default), background, voip, liveactivity, ...; voip allows 5120 bytes."),
+        RoutesChoice.option,
     ]
     static let discussion = """
         FILE may be - for standard input. Exits 1 when the payload is invalid or too large.
@@ -14,10 +15,12 @@ struct PayloadValidateCommand: Command {
 
     let path: String
     let pushType: PushType
+    let routes: RouteTable
 
     init(_ arguments: Arguments) throws(CommandError) {
         path = try arguments.single("payload file")
         pushType = try arguments.pushType()
+        routes = try RoutesChoice(arguments).table
     }
 
     func run(_ console: Console) async throws(CommandError) {
@@ -30,10 +33,10 @@ struct PayloadValidateCommand: Command {
         }
         console.print("valid: \(size) of \(pushType.payloadLimit) bytes (\(pushType))")
         if let target = file.targetBundle { console.print("simulator target: \(target)") }
-        if let route = PushRoute.from(file.payload) {
-            console.print("route: \(route) -> \(route.path)")
+        if let route = routes.route(for: file.payload) {
+            console.print("route: \(routes.describe(route)) -> \(routes.path(for: route) ?? "/")")
         } else {
-            console.print("route: none (no target_url, deeplink or url that names a known screen)")
+            console.print("route: none (no \(routes.payloadKeys.joined(separator: ", ")) that names a known screen)")
         }
     }
 }

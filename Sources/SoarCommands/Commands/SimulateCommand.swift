@@ -7,7 +7,7 @@ struct SimulateCommand: Command {
     static let name = "simulate"
     static let summary = "Run a .apns payload through the app-side pipeline: presentation, inbox, tap."
     static let arguments = "FILE.apns"
-    static let options = [Option("--json", help: "Print the outcome as one JSON object.")]
+    static let options = [Option("--json", help: "Print the outcome as one JSON object."), RoutesChoice.option]
     static let discussion = """
         Does what the iOS Simulator does with a dropped .apns file, through SoarClient's
         NotificationsController: the app is in the foreground, the notification arrives, then
@@ -25,10 +25,12 @@ struct SimulateCommand: Command {
 
     let path: String
     let json: Bool
+    let routes: RouteTable
 
     init(_ arguments: Arguments) throws(CommandError) {
         path = try arguments.single("payload file")
         json = arguments.flag("--json")
+        routes = try RoutesChoice(arguments).table
     }
 
     func run(_ console: Console) async throws(CommandError) {
@@ -40,7 +42,7 @@ struct SimulateCommand: Command {
             throw .failure("invalid payload in \(path): \(error.description)")
         }
         let notification = IncomingNotification(identifier: "simulated", payload: file.payload)
-        let outcome = await Self.simulate(notification)
+        let outcome = await Self.simulate(notification, routes: routes)
         if json {
             var object: [String: JSONValue] = [
                 "presentation": outcome.presentation.map { .array($0.names.map(JSONValue.string)) } ?? .null,
@@ -48,7 +50,7 @@ struct SimulateCommand: Command {
                     ["title": entry.title.map(JSONValue.string) ?? .null, "body": entry.body.map(JSONValue.string) ?? .null, "unread": .int(outcome.unread)]
                 } ?? .null,
                 "route": outcome.route.map { .string($0.name) } ?? .null,
-                "deeplink": outcome.route.map { .string($0.deepLink().absoluteString) } ?? .null,
+                "deeplink": outcome.route.flatMap { routes.deepLink(for: $0) }.map { .string($0.absoluteString) } ?? .null,
             ]
             if let bundle = file.targetBundle { object["target_bundle"] = .string(bundle) }
             console.print(JSONValue.object(object).jsonText)
@@ -72,9 +74,9 @@ struct SimulateCommand: Command {
         if !notification.isVisible {
             console.print("tap opens: nothing to tap")
         } else if let route = outcome.route {
-            console.print("tap opens: \(route) (\(route.deepLink().absoluteString))")
+            console.print("tap opens: \(routes.describe(route)) (\(routes.deepLink(for: route)?.absoluteString ?? "no link"))")
         } else {
-            let link = notification.link.map { "\($0) is not a known route" } ?? "no deeplink, url or target_url"
+            let link = notification.link(in: routes).map { "\($0) is not a known route" } ?? "no deeplink, url or target_url"
             console.print("tap opens: the app only (\(link))")
         }
     }
@@ -83,13 +85,13 @@ struct SimulateCommand: Command {
         var presentation: PresentationOptions?
         var entry: InboxEntry?
         var unread: Int
-        var route: PushRoute?
+        var route: AppRoute?
     }
 
     /// Arrival in the foreground, then a tap, as the app delegate would forward them.
     @MainActor
-    static func simulate(_ notification: IncomingNotification) async -> Outcome {
-        let controller = NotificationsController(center: SimulatorCenter(), registration: SimulatorCenter())
+    static func simulate(_ notification: IncomingNotification, routes: RouteTable) async -> Outcome {
+        let controller = NotificationsController(center: SimulatorCenter(), registration: SimulatorCenter(), routes: routes)
         var outcome = Outcome(unread: 0)
         if notification.isVisible {
             outcome.presentation = await controller.willPresent(notification)

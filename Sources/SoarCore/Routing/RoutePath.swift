@@ -4,15 +4,15 @@ import Foundation
 enum RoutePath {
     /// Splits `soar:///notifications`, `soar://notifications`, `https://host/brands/1`,
     /// `/brands/1?x=y` or `brands/1`; nil for foreign hosts, unknown schemes and malformed text.
-    static func split(_ text: String, webHosts: Set<String>) -> (path: [String], query: [String: String])? {
+    static func split(_ text: String, schemes: Set<String>, hosts: Set<String>) -> (path: [String], query: [String: String])? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, let components = URLComponents(string: trimmed) else { return nil }
         var segments: [String] = []
         if let scheme = components.scheme?.lowercased() {
             if scheme == "https" || scheme == "http" {
-                guard let host = components.host?.lowercased(), webHosts.contains(host) else { return nil }
+                guard let host = components.host?.lowercased(), hosts.contains(host) else { return nil }
             } else {
-                guard PushRoute.appSchemes.contains(scheme) else { return nil }
+                guard schemes.contains(scheme) else { return nil }
                 if let host = components.host, !host.isEmpty { segments.append(host) }
             }
         }

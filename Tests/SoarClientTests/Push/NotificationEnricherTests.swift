@@ -90,7 +90,7 @@ import Testing
         #expect(insert.status == 201, "\(insert.text)")
         let inbox = ServerInbox(client: fixture.client)
         let entries = try await inbox.fetch()
-        #expect(entries.map(\.id) == [id] && entries[0].route == .todos && !entries[0].isRead && entries[0].isOnServer)
+        #expect(entries.map(\.id) == [id] && entries[0].routed(by: .seedApp).route == AppRoute("todos") && !entries[0].isRead && entries[0].isOnServer)
         try await inbox.markOpened(id, at: Date())
         let opened = try await fixture.server.call("GET", "/rest/v1/notifications?select=opened_at,read_at", bearer: fixture.server.serviceKey, headers: ["apikey": fixture.server.serviceKey])
         #expect(opened.rows.first?["opened_at"]?.stringValue != nil && opened.rows.first?["read_at"]?.stringValue != nil)

@@ -12,7 +12,7 @@ import Testing
     {
         let center = FakeNotificationCenter(status: status, grants: grants)
         let registration = FakeRemoteRegistration(token: tokenBytes)
-        let controller = NotificationsController(center: center, registration: registration, inboxSync: inbox)
+        let controller = NotificationsController(center: center, registration: registration, routes: .seedApp, inboxSync: inbox)
         registration.deliver { data in await controller.handleDeviceToken(data) }
         return (controller, center, registration)
     }
@@ -58,7 +58,7 @@ import Testing
         #expect(center.badge == 1)
         var events = controller.events().makeAsyncIterator()
         let route = await controller.didReceive(tapped)
-        #expect(route == .brandHub(publicId: "abc123", tab: .overview))
+        #expect(route.flatMap(PushRoute.init) == .brandHub(publicId: "abc123", tab: .overview))
         #expect(controller.router.consumePendingRoute() == route)
         #expect(controller.router.consumePendingRoute() == nil, "consumed once")
         #expect(controller.inbox.entries.map(\.id) == ["row-1"] && controller.unreadCount == 0 && center.badge == 0)
@@ -68,19 +68,19 @@ import Testing
 
     @Test func deeplinkAndURLKeysRouteTooAndUnknownLinksDoNot() async {
         let (controller, _, _) = controller(status: .authorized)
-        #expect(await controller.didReceive(Self.notification("a", ["deeplink": "soar:///notifications"])) == .notifications)
-        #expect(await controller.didReceive(Self.notification("b", ["url": "soar:///todos"])) == .todos)
+        #expect(await controller.didReceive(Self.notification("a", ["deeplink": "soar:///notifications"])) == AppRoute("notifications"))
+        #expect(await controller.didReceive(Self.notification("b", ["url": "soar:///todos"])) == AppRoute("todos"))
         #expect(await controller.didReceive(Self.notification("c", ["deeplink": "soar:///nowhere"])) == nil)
         #expect(controller.router.consumePendingRoute() == nil, "a tap on an unknown link does not open an older route later")
     }
 
     @Test func theServersInboxIsMergedAndReadsAreReported() async {
         let server = FakeInboxSync([
-            InboxEntry(id: "s1", title: "from the server", body: nil, link: "soar:///todos", receivedAt: Date(timeIntervalSince1970: 1), isRead: false, isOnServer: true)
+            InboxEntry(id: "s1", title: "from the server", body: nil, data: ["target_url": "soar:///todos"], receivedAt: Date(timeIntervalSince1970: 1), isRead: false, isOnServer: true)
         ])
         let (controller, center, _) = controller(status: .authorized, inbox: server)
         #expect(await controller.syncInbox().value != nil)
-        #expect(controller.inbox.entries.map(\.route) == [.todos] && center.badge == 1)
+        #expect(controller.inbox.entries.map(\.route) == [AppRoute("todos")] && center.badge == 1)
         await controller.markRead("s1")
         #expect(server.reads == ["s1"] && center.badge == 0)
     }
@@ -120,7 +120,7 @@ extension NotificationsControllerTests {
         let fixture = try ClientFixture()
         try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
         let simulator = FakeRemoteRegistration(token: nil)
-        let controller = NotificationsController(center: FakeNotificationCenter(), registration: simulator)
+        let controller = NotificationsController(center: FakeNotificationCenter(), registration: simulator, routes: .seedApp)
         let model = NotificationsViewModel(controller: controller, sender: PushTestSender(client: fixture.client))
         await controller.requestAuthorization()
         #expect(!model.canSendTestPush, "the Simulator never gets a token")
@@ -139,7 +139,7 @@ extension NotificationsControllerTests {
         let camera = FakePermission(.authorized)
         let settings = FakeSettingsOpener()
         let center = FakeNotificationCenter(status: .notDetermined, grants: true)
-        let controller = NotificationsController(center: center, registration: FakeRemoteRegistration(token: nil))
+        let controller = NotificationsController(center: center, registration: FakeRemoteRegistration(token: nil), routes: .seedApp)
         let model = PermissionsModel(
             providers: [.notifications: NotificationPermission(controller: controller), .photos: photos, .camera: camera], settings: settings)
         await model.refresh()

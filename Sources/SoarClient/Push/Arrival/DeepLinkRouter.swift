@@ -5,11 +5,11 @@ import SoarCore
 @MainActor @Observable
 public final class DeepLinkRouter {
     /// The route waiting to be shown.
-    public private(set) var pendingRoute: PushRoute?
+    public private(set) var pendingRoute: AppRoute?
 
     public init() {}
 
-    public func open(_ route: PushRoute) {
+    public func open(_ route: AppRoute) {
         pendingRoute = route
     }
 
@@ -19,7 +19,7 @@ public final class DeepLinkRouter {
     }
 
     /// Takes the pending route; a second call returns nil until another arrives.
-    public func consumePendingRoute() -> PushRoute? {
+    public func consumePendingRoute() -> AppRoute? {
         defer { pendingRoute = nil }
         return pendingRoute
     }

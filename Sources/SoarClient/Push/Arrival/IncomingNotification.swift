@@ -46,9 +46,9 @@ public struct IncomingNotification: Sendable, Hashable {
     /// The server-side inbox row this notification is, from the payload's `soar_id`.
     public var serverID: String? { payload.custom["soar_id"]?.stringValue }
 
-    /// The screen a tap opens: the first of `target_url`, `deeplink`, `url` naming a known route.
-    public var route: PushRoute? { PushRoute.from(payload) }
+    /// The screen a tap opens: the first of the table's payload keys naming a known route.
+    public func route(in routes: RouteTable) -> AppRoute? { routes.route(for: payload) }
 
     /// The link text a tap follows, known route or not.
-    public var link: String? { PushRoute.linkKeys.lazy.compactMap { payload.custom[$0]?.stringValue }.first }
+    public func link(in routes: RouteTable) -> String? { routes.link(in: payload) }
 }

@@ -7,8 +7,12 @@ public struct InboxEntry: Sendable, Hashable, Identifiable {
     public var id: String
     public var title: String?
     public var body: String?
+    /// The payload's own keys (`kind`, `target_url`…), as the push or the server's row has them.
+    public var data: [String: JSONValue]
+    /// The link a tap follows and the screen it opens, read from `data` by the app's route table
+    /// when the entry enters the controller's inbox.
     public var link: String?
-    public var route: PushRoute?
+    public var route: AppRoute?
     public var receivedAt: Date
     public var isRead: Bool
     /// True when the server knows this entry (it has a `soar_id`), so reads and opens are reported.
@@ -18,22 +22,28 @@ public struct InboxEntry: Sendable, Hashable, Identifiable {
         id = notification.serverID ?? notification.identifier
         title = notification.title
         body = notification.body
-        link = notification.link
-        route = notification.route
+        data = notification.payload.custom
         receivedAt = notification.date
         self.isRead = isRead
         isOnServer = notification.serverID != nil
     }
 
-    public init(id: String, title: String?, body: String?, link: String?, receivedAt: Date, isRead: Bool, isOnServer: Bool) {
+    public init(id: String, title: String?, body: String?, data: [String: JSONValue], receivedAt: Date, isRead: Bool, isOnServer: Bool) {
         self.id = id
         self.title = title
         self.body = body
-        self.link = link
-        route = link.flatMap { PushRoute.parse($0) }
+        self.data = data
         self.receivedAt = receivedAt
         self.isRead = isRead
         self.isOnServer = isOnServer
+    }
+
+    /// The entry with its link and route read by `routes`.
+    public func routed(by routes: RouteTable) -> InboxEntry {
+        var entry = self
+        entry.link = routes.payloadKeys.lazy.compactMap { self.data[$0]?.stringValue }.first
+        entry.route = routes.route(for: Payload(custom: data))
+        return entry
     }
 }
 

@@ -37,9 +37,8 @@ public struct ServerInbox: InboxSyncing {
     public func fetch() async throws(AppError) -> [InboxEntry] {
         let rows: [Row] = try await client.from("notifications").select().order("created_at", ascending: false).limit(Inbox.capacity).value()
         return rows.map { row in
-            let link = PushRoute.linkKeys.lazy.compactMap { row.payload?[$0]?.stringValue }.first
-            return InboxEntry(
-                id: row.id, title: row.title, body: row.body, link: link, receivedAt: row.createdAt,
+            InboxEntry(
+                id: row.id, title: row.title, body: row.body, data: row.payload ?? [:], receivedAt: row.createdAt,
                 isRead: row.readAt != nil || row.openedAt != nil, isOnServer: true)
         }
     }
