@@ -33,7 +33,7 @@ import Testing
         let served = try ClientEndToEndTests.serve(
             dir, ["--port", "0", "--email-confirm", "required"], environment: ["GOTRUE_URI_ALLOW_LIST": Self.callback, "GOTRUE_SMTP_MAX_FREQUENCY": "1ms"])
         let store = InMemorySecureStore()
-        let client = SupabaseClient(url: served.url, anonKey: served.anon, store: store)
+        let client = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: store)
         let email = ClientEndToEndTests.email()
 
         // Sign-up waits for the mail; the password does not sign in yet, in words a user acts on.
@@ -43,11 +43,11 @@ import Testing
         let opened = try await Self.openLink(served, to: email)
         #expect(opened.absoluteString.hasPrefix(Self.callback) && opened.query?.hasPrefix("code=") == true, "\(opened)")
         // Only this device holds the verifier.
-        let elsewhere = SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore())
+        let elsewhere = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
         let stranger = await #expect(throws: AppError.self) { try await elsewhere.auth.session(from: opened) }
         #expect(stranger?.message.contains("opened on another device") == true)
         let session = try #require(try await client.auth.session(from: opened))
-        let current = await client.auth.session
+        let current = client.auth.currentSession
         #expect(session.user.email == email && current?.user.email == email)
         // The link again: used.
         let reused = await #expect(throws: AppError.self) { try await client.auth.session(from: try await Self.openLink(served, to: email)) }
@@ -70,7 +70,7 @@ import Testing
         try await client.auth.changeEmail(to: newEmail)
         #expect(try await client.auth.confirmEmailChange(email: newEmail, code: try await ClientEndToEndTests.mailedCode(served, to: newEmail)) == nil)
         let changed = try await client.auth.confirmEmailChange(email: email, code: try await ClientEndToEndTests.mailedCode(served, to: email))
-        let now = await client.auth.session
+        let now = client.auth.currentSession
         #expect(changed?.user.email == newEmail && now?.user.email == newEmail)
         try await client.auth.resendConfirmation(email: newEmail)  // nothing to confirm: answered the same
         #expect(served.process.stop() == 0)

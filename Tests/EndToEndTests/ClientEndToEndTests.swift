@@ -63,7 +63,7 @@ import Testing
     @Test func codesRecoveryAndTheirFriendlyErrors() async throws {
         let dir = TemporaryDirectory("soar-client-e2e")
         let served = try Self.serve(dir, ["--port", "0"])
-        let client = SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore())
+        let client = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
         let email = Self.email()
         try await client.auth.sendSignInCode(email: email)
         let code = try await Self.mailedCode(served, to: email)
@@ -77,8 +77,8 @@ import Testing
 
         // Recovery: the mailed code signs in, the new password works.
         let owner = Self.email()
-        try await SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore()).auth.signUp(email: owner, password: "first-password")
-        let recovering = SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore())
+        try await Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore()).auth.signUp(email: owner, password: "first-password")
+        let recovering = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
         try await recovering.auth.sendPasswordRecovery(email: owner)
         let recovered = try await recovering.auth.verify(email: owner, code: try await Self.mailedCode(served, to: owner), type: .recovery)
         #expect(recovered.user.email == owner)
@@ -91,7 +91,7 @@ import Testing
     @Test func theAppsPushPipelineFromSignUpToSignOut() async throws {
         let dir = TemporaryDirectory("soar-client-e2e")
         let served = try Self.serve(dir, ["--port", "0", "--with-emulator", "--emulator-port", "0", "--emulator-dir", dir.path + "/emulator"])
-        let client = SupabaseClient(url: served.url, anonKey: served.anon, store: FileSecureStore(directory: URL(fileURLWithPath: dir.path + "/keychain")))
+        let client = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: FileSecureStore(directory: URL(fileURLWithPath: dir.path + "/keychain")))
         let tokenBytes = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         let token = tokenBytes.map { String(format: "%02x", $0) }.joined()
         let center = FakeNotificationCenter(status: .notDetermined, grants: true)
@@ -111,13 +111,13 @@ import Testing
 
         // 1. Sign up (and another user, for the switch later).
         let bob = Self.email()
-        try await SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore()).auth.signUp(email: bob, password: "correct-horse")
+        try await Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore()).auth.signUp(email: bob, password: "correct-horse")
         let ada = try await client.auth.signUp(email: Self.email(), password: "correct-horse").user.id.uuidString.lowercased()
 
         // 2-3. Permission granted; the token arrives and its row appears.
         #expect(await controller.requestAuthorization())
         #expect(controller.pushToken == token)
-        let own: [DeviceToken] = try await client.from("device_tokens").select().value()
+        let own: [DeviceToken] = try await client.from("device_tokens").select().execute().value
         #expect(own.map(\.token) == [token] && own.first?.userId.uuidString.lowercased() == ada)
 
         // 4. A test push is sent and arrives at the emulator.
@@ -162,7 +162,7 @@ import Testing
         let store = try TestDatabase(directory: dir.path)
         var served = try Self.serve(dir, ["--port", "0"], store: store)
         let port = try #require(served.url.port)
-        let client = SupabaseClient(url: served.url, anonKey: served.anon, store: FileSecureStore(directory: URL(fileURLWithPath: dir.path + "/keychain")))
+        let client = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: FileSecureStore(directory: URL(fileURLWithPath: dir.path + "/keychain")))
         let user = try await client.auth.signUp(email: Self.email(), password: "correct-horse").user.id
         let queue = WriteQueue(file: URL(fileURLWithPath: dir.path + "/writes.json"), client: client)
         let repository = TodosRepository(remote: TodosRemoteDataSource(
@@ -188,7 +188,7 @@ import Testing
         served = try Self.serve(dir, ["--port", String(port)], store: store)
         #expect(await network.check() == true)
         #expect(await waitUntil { await queue.pending.isEmpty })
-        let rows: [Todo] = try await client.from("todos").select().order("sort_order").value()
+        let rows: [Todo] = try await client.from("todos").select().order("sort_order").execute().value
         #expect(rows.map(\.title) == ["first", "third", "fourth"], "every write once, in order")
         #expect(rows.map(\.sortOrder) == [0, 2, 3], "offline adds counted the queued ones for their place")
         #expect(rows.first?.completed == true)

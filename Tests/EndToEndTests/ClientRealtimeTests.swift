@@ -29,15 +29,15 @@ import Testing
         try "alter publication supabase_realtime add table todos;\n".write(toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
         let database = try TestDatabase(directory: dir.path)
         var served = try ClientEndToEndTests.serve(dir, ["--port", "0", "--migrations", migrations], store: database)
-        let ada = SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore())
-        let bob = SupabaseClient(url: served.url, anonKey: served.anon, store: InMemorySecureStore())
+        let ada = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
+        let bob = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
         try await ada.auth.signUp(email: ClientEndToEndTests.email(), password: "correct-horse")
         try await bob.auth.signUp(email: ClientEndToEndTests.email(), password: "correct-horse")
 
-        let adaChannel = await ada.realtime.channel("ada")
+        let adaChannel = ada.channel("ada")
         let adaChanges = adaChannel.changes(event: "INSERT", table: "todos")
         try await adaChannel.subscribe()
-        let bobChannel = await bob.realtime.channel("bob")
+        let bobChannel = bob.channel("bob")
         let bobChanges = bobChannel.changes(event: "INSERT", table: "todos")
         try await bobChannel.subscribe()
 
@@ -49,16 +49,16 @@ import Testing
         #expect(await Self.first(bobChanges, within: 0.5) == nil, "bob never sees ada's row")
 
         // Broadcast between two members of one channel.
-        let room = await ada.realtime.channel("room")
+        let room = ada.channel("room")
         try await room.subscribe()
-        let bobRoom = await bob.realtime.channel("room")
+        let bobRoom = bob.channel("room")
         let heard = bobRoom.broadcasts(event: "wave")
         try await bobRoom.subscribe()
         try await room.broadcast(event: "wave", payload: ["from": "ada"])
         #expect(await Self.first(heard) == ["from": "ada"])
 
         // A table outside the publication: refused, saying why.
-        let profiles = await ada.realtime.channel("profiles")
+        let profiles = ada.channel("profiles")
         _ = profiles.changes(table: "profiles")
         let refused = await #expect(throws: AppError.self) { try await profiles.subscribe() }
         #expect(refused?.message.contains("supabase_realtime publication") == true, "\(String(describing: refused))")

@@ -8,19 +8,19 @@ struct ClientFixture {
     let server: ServerFixture
     let transport: FakeTransport
     let store: InMemorySecureStore
-    let client: SupabaseClient
+    let client: Soar
 
     init(server: ServerFixture? = nil, now: @escaping @Sendable () -> Date = Date.init) throws {
         let server = try server ?? ServerFixture()
         self.server = server
         transport = FakeTransport(passingTo: URLSessionTransport())
         store = InMemorySecureStore()
-        client = SupabaseClient(url: URL(string: server.url)!, anonKey: server.anonKey, store: store, transport: transport, now: now)
+        client = Soar(supabaseURL: URL(string: server.url)!, supabaseKey: server.anonKey, store: store, transport: transport, now: now)
     }
 
     /// Another client (another device) of the same server.
-    func another() -> SupabaseClient {
-        SupabaseClient(url: URL(string: server.url)!, anonKey: server.anonKey, store: InMemorySecureStore())
+    func another() -> Soar {
+        Soar(supabaseURL: URL(string: server.url)!, supabaseKey: server.anonKey, store: InMemorySecureStore())
     }
 
     /// How many requests went to a path (and query text).

@@ -31,7 +31,7 @@
 
         /// The session for Apple's credential.
         @discardableResult
-        public func signIn(with credential: ASAuthorizationAppleIDCredential, auth: AuthClient) async throws(AppError) -> Session {
+        public func signIn(with credential: ASAuthorizationAppleIDCredential, auth: SoarAuthClient) async throws(AppError) -> AuthSession {
             guard let data = credential.identityToken, let token = String(data: data, encoding: .utf8) else {
                 throw AppError(authCode: "invalid_request")
             }

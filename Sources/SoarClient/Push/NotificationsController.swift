@@ -144,25 +144,31 @@ public final class NotificationsController {
     // MARK: the session
 
     /// Follows sign-ins and sign-outs: a sign-out clears the token and the inbox; a sign-in
-    /// registers with APNs again (when allowed) and loads the server's inbox.
+    /// registers with APNs again (when allowed) and loads the server's inbox. The session at hand
+    /// is taken in before it returns, so the controller is ready for it then.
     ///
-    /// - Returns: the task that follows them; cancel it to stop.
-    public func follow(_ auth: AuthClient) async -> Task<Void, Never> {
-        let changes = await auth.stateChanges()
+    /// - Returns: the task that follows later changes; cancel it to stop.
+    public func follow(_ auth: SoarAuthClient) async -> Task<Void, Never> {
+        let changes = auth.laterChanges
+        await sessionChanged(.initialSession, auth.currentSession)
         return Task { [weak self] in
-            for await event in changes {
+            for await (event, session) in changes {
                 guard let self else { return }
-                await self.sessionChanged(event)
+                await self.sessionChanged(event, session)
             }
         }
     }
 
-    func sessionChanged(_ event: AuthEvent) async {
-        switch event.kind {
+    func sessionChanged(_ event: AuthChange, _ session: AuthSession?) async {
+        switch event {
         case .signedOut:
             await forgetUser()
         case .signedIn, .initialSession:
-            guard let session = event.session else { return }
+            // Nobody signed in at launch: a token that already arrived is the device's, kept.
+            guard let session else {
+                if userID != nil { await forgetUser() }
+                return
+            }
             // Another user's inbox never shows under this one.
             if userID != session.user.id { await forgetUser() }
             userID = session.user.id

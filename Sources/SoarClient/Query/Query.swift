@@ -1,24 +1,26 @@
 import Foundation
 import SoarCore
 
-/// A typed PostgREST request, built by chaining and run by ``execute()`` or ``value(as:)``.
+/// A typed PostgREST request, built by chaining and run by ``execute()``, in supabase-swift's
+/// shapes.
 ///
 /// ```swift
-/// let todos: [Todo] = try await client.from("todos").select().eq("user_id", id).order("sort_order").value()
+/// let todos: [Todo] = try await client.from("todos").select().eq("user_id", value: id).order("sort_order").execute().value
 /// try await client.from("todos").upsert(todo, onConflict: "id").execute()
 /// ```
 /// Writes answer nothing unless ``select(_:)`` follows them (`Prefer: return=representation`).
 public struct Query: Sendable {
+    /// The table (`todos`), or `rpc/` and the function's name.
     let table: String
     let backend: Backend
-    let auth: AuthClient
+    let auth: SoarAuthClient
     private var method = "GET"
     private var parameters: [URLQueryItem] = []
     private var headers: [String: String] = [:]
     private var prefer: [String] = []
     private var body: Result<Data, AppError>?
 
-    init(table: String, backend: Backend, auth: AuthClient) {
+    init(table: String, backend: Backend, auth: SoarAuthClient) {
         self.table = table
         self.backend = backend
         self.auth = auth
@@ -59,6 +61,13 @@ public struct Query: Sendable {
         return query
     }
 
+    /// A function call's arguments: POSTed, and the answer asked for.
+    func posting(_ arguments: some Encodable) -> Query {
+        var query = writing("POST", arguments)
+        query.prefer.append("return=representation")
+        return query
+    }
+
     private func writing(_ method: String, _ value: some Encodable) -> Query {
         var query = self
         query.method = method
@@ -73,30 +82,38 @@ public struct Query: Sendable {
     // MARK: filters and modifiers
 
     /// Adds `column=operator.value`, PostgREST's filter syntax (`eq`, `neq`, `gt`, `like`, ...).
-    public func filter(_ column: String, _ op: String, _ value: String) -> Query {
+    public func filter(_ column: String, operator op: String, value: String) -> Query {
         var query = self
         query.parameters.append(URLQueryItem(name: column, value: "\(op).\(value)"))
         return query
     }
 
-    public func eq(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "eq", Self.text(value)) }
-    public func neq(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "neq", Self.text(value)) }
-    public func gt(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "gt", Self.text(value)) }
-    public func gte(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "gte", Self.text(value)) }
-    public func lt(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "lt", Self.text(value)) }
-    public func lte(_ column: String, _ value: some Sendable & CustomStringConvertible) -> Query { filter(column, "lte", Self.text(value)) }
-    public func like(_ column: String, _ pattern: String) -> Query { filter(column, "like", pattern) }
-    public func ilike(_ column: String, _ pattern: String) -> Query { filter(column, "ilike", pattern) }
+    /// Sends a header with the request; `Authorization` acts as another session (one that is
+    /// ending, for a device-token wipe).
+    public func setHeader(name: String, value: String) -> Query {
+        var query = self
+        query.headers[name] = value
+        return query
+    }
+
+    public func eq(_ column: String, value: some Sendable & CustomStringConvertible) -> Query { filter(column, operator: "eq", value: Self.text(value)) }
+    public func neq(_ column: String, value: some Sendable & CustomStringConvertible) -> Query { filter(column, operator: "neq", value: Self.text(value)) }
+    public func gt(_ column: String, value: some Sendable & CustomStringConvertible) -> Query { filter(column, operator: "gt", value: Self.text(value)) }
+    public func gte(_ column: String, value: some Sendable & CustomStringConvertible) -> Query { filter(column, operator: "gte", value: Self.text(value)) }
+    public func lt(_ column: String, value: some Sendable & CustomStringConvertible) -> Query { filter(column, operator: "lt", value: Self.text(value)) }
+    public func lte(_ column: String, value: some Sendable & CustomStringConvertible) -> Query { filter(column, operator: "lte", value: Self.text(value)) }
+    public func like(_ column: String, pattern: String) -> Query { filter(column, operator: "like", value: pattern) }
+    public func ilike(_ column: String, pattern: String) -> Query { filter(column, operator: "ilike", value: pattern) }
 
     /// `is.null`, `is.true` or `is.false`.
-    public func `is`(_ column: String, _ value: Bool?) -> Query { filter(column, "is", value.map { "\($0)" } ?? "null") }
+    public func `is`(_ column: String, value: Bool?) -> Query { filter(column, operator: "is", value: value.map { "\($0)" } ?? "null") }
 
     /// Matches any of the values (`in.("a","b")`).
-    public func `in`(_ column: String, _ values: [some Sendable & CustomStringConvertible]) -> Query {
+    public func `in`(_ column: String, values: [some Sendable & CustomStringConvertible]) -> Query {
         let list = values.map { value in
             "\"" + Self.text(value).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
-        return filter(column, "in", "(" + list.joined(separator: ",") + ")")
+        return filter(column, operator: "in", value: "(" + list.joined(separator: ",") + ")")
     }
 
     /// Orders by a column; later calls order within earlier ones.
@@ -137,17 +154,22 @@ public struct Query: Sendable {
 
     /// Runs the request.
     ///
-    /// - Returns: the answer's body (empty for a write without ``select(_:)``).
+    /// - Returns: the answer's body as `data` (empty for a write without ``select(_:)``).
     /// - Throws: ``AppError`` for a refused request or no answer.
     @discardableResult
-    public func execute() async throws(AppError) -> Data {
-        try await backend.send(try request(), as: auth)
+    public func execute() async throws(AppError) -> QueryResponse<Void> {
+        QueryResponse(data: try await backend.send(try request(), as: auth), value: ())
     }
 
-    /// Runs the request with this JWT instead of the signed-in user's (a session that is ending).
-    @discardableResult
-    func execute(bearer: String) async throws(AppError) -> Data {
-        try await backend.send(try request(), bearer: bearer)
+    /// Runs the request and decodes the answer as `value`: an array of rows, or one row after
+    /// ``single()``.
+    public func execute<T: Decodable>() async throws(AppError) -> QueryResponse<T> {
+        let data = try await backend.send(try request(), as: auth)
+        do {
+            return QueryResponse(data: data, value: try JSONCoding.decode(T.self, from: data))
+        } catch {
+            throw AppError(.unknown, AppError.Messages.server, original: error)
+        }
     }
 
     /// The request this query sends.
@@ -161,21 +183,18 @@ public struct Query: Sendable {
         case .success(let encoded): data = encoded
         case nil: data = nil
         }
-        return Backend.Request(method: method, path: "rest/v1/" + Backend.segment(table), query: parameters, headers: headers, body: data)
+        return Backend.Request(method: method, path: Self.path(table), query: parameters, headers: headers, body: data)
+    }
+
+    /// `rest/v1/todos`, `rest/v1/rpc/search`: a function's name is one segment, a table's too.
+    static func path(_ table: String) -> String {
+        if table.hasPrefix("rpc/") { return "rest/v1/rpc/" + Backend.segment(String(table.dropFirst(4))) }
+        return "rest/v1/" + Backend.segment(table)
     }
 
     /// True for an insert, upsert, update or delete.
     var isWrite: Bool { method != "GET" }
 
-    /// Runs the request and decodes the answer: an array of rows, or one row after ``single()``.
-    public func value<T: Decodable>(as type: T.Type = T.self) async throws(AppError) -> T {
-        let data = try await execute()
-        do {
-            return try JSONCoding.decode(type, from: data)
-        } catch {
-            throw AppError(.unknown, AppError.Messages.server, original: error)
-        }
-    }
 
     /// Values as PostgREST compares them: UUIDs in lowercase (as Postgres prints them), dates in ISO 8601.
     static func text(_ value: some Sendable & CustomStringConvertible) -> String {
@@ -186,3 +205,11 @@ public struct Query: Sendable {
         }
     }
 }
+
+/// What ``Query/execute()`` answers: the body, and the decoded value.
+public struct QueryResponse<T> {
+    public let data: Data
+    public let value: T
+}
+
+extension QueryResponse: Sendable where T: Sendable {}

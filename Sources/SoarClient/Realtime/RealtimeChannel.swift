@@ -19,7 +19,7 @@ public struct DatabaseChange: Sendable, Equatable {
 }
 
 /// Where a channel stands, as supabase-swift names it.
-public enum RealtimeChannelStatus: Sendable, Equatable {
+public enum ChannelStatus: Sendable, Equatable {
     case unsubscribed, subscribing, subscribed, unsubscribing
 }
 
@@ -40,11 +40,11 @@ public final class RealtimeChannel: @unchecked Sendable {
     struct State {
         var changes: [ChangeBinding] = []
         var broadcasts: [(event: String, continuation: AsyncStream<JSONValue>.Continuation)] = []
-        var statusListeners: [AsyncStream<RealtimeChannelStatus>.Continuation] = []
+        var statusListeners: [AsyncStream<ChannelStatus>.Continuation] = []
         var joinRef: String?
         /// Subscribed by the app and not left: joined again after a reconnect.
         var wanted = false
-        var status = RealtimeChannelStatus.unsubscribed
+        var status = ChannelStatus.unsubscribed
     }
 
     init(topic: String, client: RealtimeClient) {
@@ -55,11 +55,11 @@ public final class RealtimeChannel: @unchecked Sendable {
     var wasJoined: Bool { state.withLock { $0.wanted } }
 
     /// The channel's status now.
-    public var status: RealtimeChannelStatus { state.withLock { $0.status } }
+    public var status: ChannelStatus { state.withLock { $0.status } }
 
     /// The status now, then every change (a reconnect shows as `subscribing`, then `subscribed`).
-    public var statusChange: AsyncStream<RealtimeChannelStatus> {
-        let (stream, continuation) = AsyncStream<RealtimeChannelStatus>.makeStream()
+    public var statusChange: AsyncStream<ChannelStatus> {
+        let (stream, continuation) = AsyncStream<ChannelStatus>.makeStream()
         state.withLock { state in
             continuation.yield(state.status)
             state.statusListeners.append(continuation)
@@ -138,8 +138,8 @@ public final class RealtimeChannel: @unchecked Sendable {
     /// The socket dropped: unsubscribed until the client joins again.
     func lost() { set(.unsubscribed) }
 
-    private func set(_ status: RealtimeChannelStatus) {
-        let listeners = state.withLock { state -> [AsyncStream<RealtimeChannelStatus>.Continuation] in
+    private func set(_ status: ChannelStatus) {
+        let listeners = state.withLock { state -> [AsyncStream<ChannelStatus>.Continuation] in
             guard state.status != status else { return [] }
             state.status = status
             return state.statusListeners

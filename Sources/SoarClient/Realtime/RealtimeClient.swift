@@ -7,17 +7,17 @@ import SoarCore
 public actor RealtimeClient {
     private let url: URL
     private let apiKey: String
-    private let auth: AuthClient?
+    private let auth: SoarAuthClient?
     private let connector: any WebSocketConnecting
     private var connection: (any WebSocketConnection)?
     private var connecting: Task<any WebSocketConnection, any Error>?
-    private var channels: [String: RealtimeChannel] = [:]
+    private let channels = Locked([String: RealtimeChannel]())
     private var replies: [String: CheckedContinuation<JSONValue, any Error>] = [:]
     private var nextRef = 0
     private var tasks: [Task<Void, Never>] = []
     private var closed = false
 
-    init(url: URL, apiKey: String, auth: AuthClient?, connector: any WebSocketConnecting) {
+    init(url: URL, apiKey: String, auth: SoarAuthClient?, connector: any WebSocketConnecting) {
         self.url = url
         self.apiKey = apiKey
         self.auth = auth
@@ -25,12 +25,14 @@ public actor RealtimeClient {
     }
 
     /// The channel named `name` (topic `realtime:<name>`), made once.
-    public func channel(_ name: String) -> RealtimeChannel {
+    public nonisolated func channel(_ name: String) -> RealtimeChannel {
         let topic = "realtime:" + name
-        if let existing = channels[topic] { return existing }
-        let made = RealtimeChannel(topic: topic, client: self)
-        channels[topic] = made
-        return made
+        return channels.withLock { channels in
+            if let existing = channels[topic] { return existing }
+            let made = RealtimeChannel(topic: topic, client: self)
+            channels[topic] = made
+            return made
+        }
     }
 
     /// Closes the socket; channels end their streams.
@@ -39,8 +41,7 @@ public actor RealtimeClient {
         tasks.forEach { $0.cancel() }
         connection?.close()
         connection = nil
-        for channel in channels.values { channel.finish() }
-        channels = [:]
+        for channel in channels.withLock({ channels in defer { channels = [:] }; return channels.values }) { channel.finish() }
     }
 
     // MARK: for channels
@@ -63,11 +64,11 @@ public actor RealtimeClient {
 
     /// The token a join carries: the signed-in user's, else the API key.
     func accessToken() async -> String {
-        guard let auth, await auth.session != nil, let session = try? await auth.validSession() else { return apiKey }
+        guard let auth, auth.currentSession != nil, let session = try? await auth.session else { return apiKey }
         return session.accessToken
     }
 
-    func forget(_ topic: String) { channels[topic] = nil }
+    func forget(_ topic: String) { channels.withLock { $0[topic] = nil } }
 
     // MARK: the socket
 
@@ -113,7 +114,7 @@ public actor RealtimeClient {
             }
             return
         }
-        channels[topic]?.received(event: event, payload: payload)
+        channels.withLock { $0[topic] }?.received(event: event, payload: payload)
     }
 
     private func fail(_ ref: String, _ error: any Error) {
@@ -127,13 +128,13 @@ public actor RealtimeClient {
         connection = nil
         for (_, waiting) in replies { waiting.resume(throwing: WebSocketError("the realtime socket closed")) }
         replies = [:]
-        for channel in channels.values { channel.lost() }
+        for channel in channels.withLock({ $0.values }) { channel.lost() }
         var delay: UInt64 = 1
         while !closed {
             try? await Task.sleep(nanoseconds: delay * 1_000_000_000)
             if closed { return }
             if (try? await open()) != nil {
-                for channel in channels.values where channel.wasJoined { try? await channel.join() }
+                for channel in channels.withLock({ $0.values }) where channel.wasJoined { try? await channel.join() }
                 return
             }
             delay = min(delay * 2, 30)

@@ -8,18 +8,18 @@ import Testing
     @Test func signUpSignInAndSignOutStreamTheirEvents() async throws {
         let fixture = try ClientFixture()
         let auth = fixture.client.auth
-        var events = await auth.stateChanges().makeAsyncIterator()
-        #expect(await events.next() == AuthEvent(.initialSession, nil))
+        var events = auth.authStateChanges.makeAsyncIterator()
+        #expect(await events.next().map { $0.event == .initialSession && $0.session == nil } == true)
         let email = ClientFixture.email()
         let session = try await auth.signUp(email: email, password: "correct-horse")
         #expect(session.user.email == email && session.accessToken.hasPrefix("ey") && session.tokenType == "bearer")
-        #expect(await events.next()?.kind == .signedIn)
+        #expect(await events.next()?.event == .signedIn)
         await auth.signOut()
-        #expect(await events.next() == AuthEvent(.signedOut, nil))
-        #expect(await auth.session == nil)
+        #expect(await events.next().map { $0.event == .signedOut && $0.session == nil } == true)
+        #expect(auth.currentSession == nil)
         let again = try await auth.signIn(email: email, password: "correct-horse")
         #expect(again.user.id == session.user.id)
-        #expect(await events.next()?.kind == .signedIn)
+        #expect(await events.next()?.event == .signedIn)
     }
 
     @Test func wrongPasswordsAndDuplicatesReadAsFriendlyErrors() async throws {
@@ -32,7 +32,7 @@ import Testing
         await #expect(throws: AppError(.validation, "An account with that email already exists.")) {
             try await fixture.another().auth.signUp(email: email, password: "correct-horse")
         }
-        let offline = SupabaseClient(url: URL(string: "http://127.0.0.1:1")!, anonKey: fixture.server.anonKey, store: InMemorySecureStore())
+        let offline = Soar(supabaseURL: URL(string: "http://127.0.0.1:1")!, supabaseKey: fixture.server.anonKey, store: InMemorySecureStore())
         await #expect(throws: AppError(.network, AppError.Messages.offline)) {
             try await offline.auth.signIn(email: email, password: "correct-horse")
         }
@@ -50,13 +50,13 @@ import Testing
         let directory = TemporaryDirectory("soar-client")
         let store = FileSecureStore(directory: URL(fileURLWithPath: directory.path + "/secrets"))
         let url = URL(string: fixture.server.url)!
-        let first = SupabaseClient(url: url, anonKey: fixture.server.anonKey, store: store)
+        let first = Soar(supabaseURL: url, supabaseKey: fixture.server.anonKey, store: store)
         let session = try await first.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
         let file = directory.path + "/secrets/soar.session"
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        let relaunched = SupabaseClient(url: url, anonKey: fixture.server.anonKey, store: store)
-        #expect(await relaunched.auth.session == session)
+        let relaunched = Soar(supabaseURL: url, supabaseKey: fixture.server.anonKey, store: store)
+        #expect(relaunched.auth.currentSession == session)
         await relaunched.auth.signOut()
         #expect(!FileManager.default.fileExists(atPath: file))
     }
@@ -75,7 +75,7 @@ import Testing
             try await group.waitForAll()
         }
         #expect(fixture.requests(containing: "grant_type=refresh_token") == 1, "ten requests, one refresh")
-        let refreshed = try #require(await auth.session)
+        let refreshed = try #require(auth.currentSession)
         #expect(refreshed.refreshToken != session.refreshToken && refreshed.user.id == session.user.id)
     }
 
@@ -87,12 +87,12 @@ import Testing
         // Another device signs the user out everywhere.
         let answer = try await fixture.server.call("POST", "/auth/v1/logout?scope=global", bearer: session.accessToken)
         #expect(answer.status == 204)
-        var events = await auth.stateChanges().makeAsyncIterator()
+        var events = auth.authStateChanges.makeAsyncIterator()
         _ = await events.next()
         time.advance(by: TimeInterval(session.expiresIn))
-        await #expect(throws: AppError(authCode: "session_expired")) { try await auth.validSession() }
-        #expect(await auth.session == nil)
-        #expect(await events.next() == AuthEvent(.signedOut, nil))
+        await #expect(throws: AppError(authCode: "session_expired")) { try await auth.session }
+        #expect(auth.currentSession == nil)
+        #expect(await events.next().map { $0.event == .signedOut && $0.session == nil } == true)
     }
 
     @Test func anOfflineRefreshKeepsTheSession() async throws {
@@ -101,7 +101,7 @@ import Testing
         let session = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
         time.advance(by: TimeInterval(session.expiresIn))
         fixture.transport.offline = true
-        await #expect(throws: AppError(.network, AppError.Messages.offline)) { try await fixture.client.auth.validSession() }
-        #expect(await fixture.client.auth.session == session)
+        await #expect(throws: AppError(.network, AppError.Messages.offline)) { try await fixture.client.auth.session }
+        #expect(fixture.client.auth.currentSession == session)
     }
 }

@@ -17,7 +17,7 @@ import Testing
 
     @Test func anAccessTokensClaimsAreRead() {
         let payload = PKCE.base64URL(Data(#"{"aal":"aal2","sub":"x"}"#.utf8))
-        #expect(AuthClient.claims(of: "e30.\(payload).sig")["aal"] == .string("aal2"))
-        #expect(AuthClient.claims(of: "not-a-token").isEmpty)
+        #expect(SoarAuthClient.claims(of: "e30.\(payload).sig")["aal"] == .string("aal2"))
+        #expect(SoarAuthClient.claims(of: "not-a-token").isEmpty)
     }
 }

@@ -47,7 +47,7 @@ import Testing
         network.set(online: true)
         #expect(await waitUntil { await relaunched.pending.isEmpty })
 
-        let rows: [Todo] = try await fixture.client.from("todos").select().order("sort_order").value()
+        let rows: [Todo] = try await fixture.client.from("todos").select().order("sort_order").execute().value
         #expect(rows.map(\.title) == ["tea", "bread"] && rows[0].completed)
         #expect(rows.map(\.id) == [tea.id, bread.id])
         #expect(fixture.requests(containing: "rest/v1/todos") > 0)
@@ -68,7 +68,7 @@ import Testing
         #expect(rejected.write.summary == "POST todos" && rejected.error.status == 409 && rejected.error.code == .validation)
         #expect(await queue.rejected.count == 1)
         #expect(await queue.pending.isEmpty)
-        let rows: [Todo] = try await fixture.client.from("todos").select().order("sort_order").value()
+        let rows: [Todo] = try await fixture.client.from("todos").select().order("sort_order").execute().value
         #expect(rows.map(\.title) == ["tea", "after"], "the write behind the refused one still landed")
     }
 
@@ -91,11 +91,11 @@ import Testing
         try await queue.submit(fixture.client.from("todos").insert(todo))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 1...10 {
-                group.addTask { try await queue.submit(fixture.client.from("todos").update(["sort_order": index]).eq("id", todo.id)) }
+                group.addTask { try await queue.submit(fixture.client.from("todos").update(["sort_order": index]).eq("id", value: todo.id)) }
             }
             try await group.waitForAll()
         }
-        let row: Todo = try await fixture.client.from("todos").select().eq("id", todo.id).single().value()
+        let row: Todo = try await fixture.client.from("todos").select().eq("id", value: todo.id).single().execute().value
         let pending = await queue.pending, rejected = await queue.rejected
         #expect((1...10).contains(row.sortOrder) && pending.isEmpty && rejected.isEmpty)
     }
@@ -108,8 +108,8 @@ import Testing
         #expect(await repository.toggle(tea).value != nil, "queued")
         fixture.transport.offline = false
         // Another device deletes it before this one reconnects.
-        try await fixture.another().from("todos").delete().eq("id", tea.id).execute()
-        _ = try await fixture.client.from("todos").delete().eq("id", tea.id).execute()
+        try await fixture.another().from("todos").delete().eq("id", value: tea.id).execute()
+        _ = try await fixture.client.from("todos").delete().eq("id", value: tea.id).execute()
         await queue.replay()
         #expect(await queue.rejected.first?.error.code == .notFound)
         #expect(await repository.toggle(tea).error?.code == .notFound, "online, the caller gets it")

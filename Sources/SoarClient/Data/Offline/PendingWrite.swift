@@ -38,7 +38,7 @@ extension Query {
     }
 }
 
-extension SupabaseClient {
+extension Soar {
     /// Sends a kept write as the signed-in user.
     ///
     /// An update or delete asks for the rows it changed, so one that matched nothing (the row was
@@ -48,7 +48,7 @@ extension SupabaseClient {
         let checked = write.method == "PATCH" || write.method == "DELETE"
         if checked { headers["Prefer"] = "return=representation" }
         let request = Backend.Request(
-            method: write.method, path: "rest/v1/" + Backend.segment(write.table),
+            method: write.method, path: Query.path(write.table),
             query: write.parameters.map { URLQueryItem(name: $0[0], value: $0.count > 1 ? $0[1] : nil) },
             headers: headers, body: write.body)
         let answer = try await backend.send(request, as: auth)

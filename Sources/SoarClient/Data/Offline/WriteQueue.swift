@@ -12,7 +12,7 @@ import SoarCore
 /// one; so does a write made by a user other than the one signed in, until that user is back.
 public actor WriteQueue {
     private let file: URL
-    private let client: SupabaseClient
+    private let client: Soar
     private var queue: [PendingWrite]
     private let events = Broadcast<RejectedWrite>()
     private var tail: Task<Void, Never>?
@@ -25,7 +25,7 @@ public actor WriteQueue {
     public private(set) var damagedFile: URL?
 
     /// - Parameter file: where the queue is kept (created when needed).
-    public init(file: URL, client: SupabaseClient) {
+    public init(file: URL, client: Soar) {
         self.file = file
         self.client = client
         queue = []
@@ -56,7 +56,7 @@ public actor WriteQueue {
     @discardableResult
     public func submit(_ query: Query) async throws(AppError) -> Bool {
         var write = try query.pendingWrite
-        write.userId = await client.auth.userID
+        write.userId = client.auth.currentUser?.id
         if queue.isEmpty { direct.insert(write.id) }
         queue.append(write)
         save()
@@ -89,7 +89,7 @@ public actor WriteQueue {
     private func drain() async -> Int {
         var sent = 0
         while let write = queue.first {
-            if let owner = write.userId, await client.auth.userID != owner { return sent }
+            if let owner = write.userId, client.auth.currentUser?.id != owner { return sent }
             do {
                 try await client.send(write)
                 sent += 1

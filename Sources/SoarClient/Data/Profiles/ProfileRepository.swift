@@ -10,14 +10,14 @@ public protocol ProfileRemoteDataSourceProtocol: Sendable {
 
 /// `profiles` through the data API.
 public struct ProfileRemoteDataSource: ProfileRemoteDataSourceProtocol {
-    private let client: SupabaseClient
+    private let client: Soar
 
-    public init(client: SupabaseClient) {
+    public init(client: Soar) {
         self.client = client
     }
 
     public func fetchProfile(id: UUID) async throws(AppError) -> Profile? {
-        let rows: [Profile] = try await client.from("profiles").select().eq("id", id).limit(1).value()
+        let rows: [Profile] = try await client.from("profiles").select().eq("id", value: id).limit(1).execute().value
         return rows.first
     }
 

@@ -16,11 +16,11 @@ public protocol TodosRemoteDataSourceProtocol: Sendable {
 /// be reached. Writes go through the queue, so offline ones land later, in order, and are applied
 /// to the cached copy too: an offline list shows them, and the next todo's `sort_order` counts them.
 public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
-    private let client: SupabaseClient
+    private let client: Soar
     private let cache: OfflineCache?
     private let writes: WriteQueue?
 
-    public init(client: SupabaseClient, cache: OfflineCache? = nil, writes: WriteQueue? = nil) {
+    public init(client: Soar, cache: OfflineCache? = nil, writes: WriteQueue? = nil) {
         self.client = client
         self.cache = cache
         self.writes = writes
@@ -28,9 +28,9 @@ public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
 
     public func fetchTodos(userId: UUID) async throws(AppError) -> Fetched<[Todo]> {
         let key = Self.cacheKey(userId)
-        let query = client.from("todos").select().eq("user_id", userId).order("sort_order").order("created_at")
+        let query = client.from("todos").select().eq("user_id", value: userId).order("sort_order").order("created_at")
         do throws(AppError) {
-            let data = try await query.execute()
+            let data = try await query.execute().data
             let todos = try Self.decode(data)
             cache?.save(data, for: key)
             return Fetched(todos)
@@ -49,17 +49,17 @@ public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
     }
 
     public func setCompleted(id: UUID, _ completed: Bool) async throws(AppError) {
-        try await write(client.from("todos").update(["completed": completed]).eq("id", id)) { todos in
+        try await write(client.from("todos").update(["completed": completed]).eq("id", value: id)) { todos in
             for index in todos.indices where todos[index].id == id { todos[index].completed = completed }
         }
     }
 
     public func delete(id: UUID) async throws(AppError) {
-        try await write(client.from("todos").delete().eq("id", id)) { $0.removeAll { $0.id == id } }
+        try await write(client.from("todos").delete().eq("id", value: id)) { $0.removeAll { $0.id == id } }
     }
 
     public func setSortOrder(id: UUID, _ sortOrder: Int) async throws(AppError) {
-        try await write(client.from("todos").update(["sort_order": sortOrder]).eq("id", id)) { todos in
+        try await write(client.from("todos").update(["sort_order": sortOrder]).eq("id", value: id)) { todos in
             for index in todos.indices where todos[index].id == id { todos[index].sortOrder = sortOrder }
         }
     }
@@ -67,7 +67,7 @@ public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
     /// Sends (or queues) a write, then applies it to the cached list.
     private func write(_ query: Query, cached change: (inout [Todo]) -> Void) async throws(AppError) {
         if let writes { try await writes.submit(query) } else { try await query.execute() }
-        guard let cache, let user = await client.auth.userID else { return }
+        guard let cache, let user = client.auth.currentUser?.id else { return }
         let key = Self.cacheKey(user)
         guard let saved = cache.load(key), var todos = try? JSONCoding.decode([Todo].self, from: saved.data) else { return }
         change(&todos)

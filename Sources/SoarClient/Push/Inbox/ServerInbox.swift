@@ -11,9 +11,9 @@ public protocol InboxSyncing: Sendable {
 
 /// ``InboxSyncing`` through the data API, as the signed-in user (the server keeps owners apart).
 public struct ServerInbox: InboxSyncing {
-    private let client: SupabaseClient
+    private let client: Soar
 
-    public init(client: SupabaseClient) {
+    public init(client: Soar) {
         self.client = client
     }
 
@@ -35,7 +35,7 @@ public struct ServerInbox: InboxSyncing {
     }
 
     public func fetch() async throws(AppError) -> [InboxEntry] {
-        let rows: [Row] = try await client.from("notifications").select().order("created_at", ascending: false).limit(Inbox.capacity).value()
+        let rows: [Row] = try await client.from("notifications").select().order("created_at", ascending: false).limit(Inbox.capacity).execute().value
         return rows.map { row in
             InboxEntry(
                 id: row.id, title: row.title, body: row.body, data: row.payload ?? [:], receivedAt: row.createdAt,
@@ -44,11 +44,11 @@ public struct ServerInbox: InboxSyncing {
     }
 
     public func markRead(_ id: String, at date: Date) async throws(AppError) {
-        try await client.from("notifications").update(["read_at": Timestamp.format(date)]).eq("id", id).execute()
+        try await client.from("notifications").update(["read_at": Timestamp.format(date)]).eq("id", value: id).execute()
     }
 
     public func markOpened(_ id: String, at date: Date) async throws(AppError) {
         let now = Timestamp.format(date)
-        try await client.from("notifications").update(["opened_at": now, "read_at": now]).eq("id", id).execute()
+        try await client.from("notifications").update(["opened_at": now, "read_at": now]).eq("id", value: id).execute()
     }
 }

@@ -39,26 +39,28 @@ public protocol DeviceTokenRegistry: Sendable {
 
 /// Seed 000's way: an idempotent upsert into `device_tokens` on `(user_id, token)`.
 public struct DataAPIDeviceTokens: DeviceTokenRegistry {
-    private let client: SupabaseClient
+    private let client: Soar
 
-    public init(client: SupabaseClient) {
+    public init(client: Soar) {
         self.client = client
     }
 
     public func register(_ registration: DeviceRegistration, accessToken: String) async throws(AppError) {
-        try await client.from("device_tokens").upsert(registration, onConflict: "user_id,token").execute(bearer: accessToken)
+        try await client.from("device_tokens").upsert(registration, onConflict: "user_id,token")
+            .setHeader(name: "Authorization", value: "Bearer " + accessToken).execute()
     }
 
     public func unregister(token: String, userId: UUID, accessToken: String) async throws(AppError) {
-        try await client.from("device_tokens").delete().eq("user_id", userId).eq("token", token).execute(bearer: accessToken)
+        try await client.from("device_tokens").delete().eq("user_id", value: userId).eq("token", value: token)
+            .setHeader(name: "Authorization", value: "Bearer " + accessToken).execute()
     }
 }
 
 /// Seed 001's way: the creator API's `POST` and `DELETE /api/creator/device_tokens`.
 public struct CreatorAPIDeviceTokens: DeviceTokenRegistry {
-    private let client: SupabaseClient
+    private let client: Soar
 
-    public init(client: SupabaseClient) {
+    public init(client: Soar) {
         self.client = client
     }
 

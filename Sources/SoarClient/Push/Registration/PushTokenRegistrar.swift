@@ -17,7 +17,7 @@ public actor PushTokenRegistrar {
     static let stateKey = "soar.push-registrar"
 
     private let registry: any DeviceTokenRegistry
-    private let auth: AuthClient
+    private let auth: SoarAuthClient
     private let store: any SecureStore
     private let environment: String?
     private let bundleId: String?
@@ -45,7 +45,7 @@ public actor PushTokenRegistrar {
     ///   - bundleId: the app's bundle id (the `apns-topic` the server sends with).
     ///   - log: where failures are told, since they are never thrown.
     public init(
-        registry: any DeviceTokenRegistry, auth: AuthClient, store: any SecureStore, environment: String? = nil,
+        registry: any DeviceTokenRegistry, auth: SoarAuthClient, store: any SecureStore, environment: String? = nil,
         bundleId: String? = nil, log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.registry = registry
@@ -70,9 +70,9 @@ public actor PushTokenRegistrar {
     /// - Returns: the task that follows sign-ins; cancel it to stop.
     public func start() async -> Task<Void, Never> {
         await auth.onSessionEnd { [weak self] ending in await self?.wipe(ending) ?? true }
-        let changes = await auth.stateChanges()
+        let changes = auth.authStateChanges
         return Task { [weak self] in
-            for await event in changes where event.kind != .signedOut {
+            for await (event, _) in changes where event != .signedOut {
                 await self?.retry()
             }
         }
@@ -91,7 +91,7 @@ public actor PushTokenRegistrar {
     /// Deletes the ending session's row; on failure keeps what is needed to retry.
     ///
     /// - Returns: true when nothing is left to do.
-    func wipe(_ ending: Session) async -> Bool {
+    func wipe(_ ending: AuthSession) async -> Bool {
         await serially { await $0.delete(ending) }
     }
 
@@ -116,10 +116,10 @@ public actor PushTokenRegistrar {
     /// Upserts the token as the signed-in user, once failed wipes have been retried.
     private func register() async {
         await finishPendingWipes()
-        guard let token = state.token, let session = await auth.session else { return }
+        guard let token = state.token, let session = auth.currentSession else { return }
         if state.registered?.userId == session.user.id, state.registered?.token == token { return }
         do {
-            let valid = try await auth.validSession()
+            let valid = try await auth.session
             guard valid.user.id == session.user.id else { return }
             let registration = DeviceRegistration(
                 userId: valid.user.id, token: token, environment: environment, bundleId: bundleId, updatedAt: now())
@@ -131,7 +131,7 @@ public actor PushTokenRegistrar {
         }
     }
 
-    private func delete(_ ending: Session) async -> Bool {
+    private func delete(_ ending: AuthSession) async -> Bool {
         if state.registered?.userId == ending.user.id { state.registered = nil }
         save()
         guard let token = state.token else { return true }

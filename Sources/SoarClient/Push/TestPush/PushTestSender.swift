@@ -46,13 +46,13 @@ public struct PushTestResult: Decodable, Sendable, Hashable {
 /// Calls `send-test-push`, which keeps Apple's credentials on the server and sends to the
 /// caller's own devices.
 public struct PushTestSender: Sendable {
-    private let functions: FunctionsClient
+    private let functions: SoarFunctionsClient
 
-    public init(client: SupabaseClient) {
+    public init(client: Soar) {
         functions = client.functions
     }
 
     public func send(_ request: PushTestRequest) async -> AppResult<PushTestResult> {
-        await AppResult { try await functions.invoke("send-test-push", body: request, as: PushTestResult.self) }
+        await AppResult { try await functions.invoke("send-test-push", options: .init(body: request)) as PushTestResult }
     }
 }

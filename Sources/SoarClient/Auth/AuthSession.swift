@@ -1,16 +1,16 @@
 import Foundation
 
 /// A signed-in session as GoTrue answers it and the client keeps it.
-public struct Session: Codable, Hashable, Sendable {
+public struct AuthSession: Codable, Hashable, Sendable {
     public var accessToken: String
     public var tokenType: String
     public var expiresIn: Int
     /// Unix seconds after which the access token is refused.
     public var expiresAt: Int
     public var refreshToken: String
-    public var user: User
+    public var user: AuthUser
 
-    public init(accessToken: String, tokenType: String = "bearer", expiresIn: Int, expiresAt: Int, refreshToken: String, user: User) {
+    public init(accessToken: String, tokenType: String = "bearer", expiresIn: Int, expiresAt: Int, refreshToken: String, user: AuthUser) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
@@ -33,7 +33,7 @@ public struct Session: Codable, Hashable, Sendable {
 }
 
 /// The signed-in user, as much of GoTrue's user as an app reads.
-public struct User: Codable, Hashable, Sendable {
+public struct AuthUser: Codable, Hashable, Sendable {
     public var id: UUID
     public var email: String?
     public var role: String?

@@ -2,7 +2,7 @@ import Foundation
 import SoarCore
 
 /// A second factor: an authenticator app's 6-digit codes (TOTP).
-public struct Factor: Codable, Hashable, Sendable {
+public struct MFAFactor: Codable, Hashable, Sendable {
     public var id: String
     public var friendlyName: String?
     public var factorType: String
@@ -17,7 +17,7 @@ public struct Factor: Codable, Hashable, Sendable {
 }
 
 /// What enrolling answers: show `qrCode` (an SVG) or `uri` to the authenticator app, or let the
-/// user type `secret`; then ``AuthClient/verifyTOTP(factorID:code:)`` with its first code.
+/// user type `secret`; then ``SoarAuthClient/verifyTOTP(factorID:code:)`` with its first code.
 public struct TOTPEnrollment: Sendable, Hashable {
     public var factorID: String
     public var secret: String
@@ -26,7 +26,7 @@ public struct TOTPEnrollment: Sendable, Hashable {
 }
 
 /// MFA as supabase-swift's `auth.mfa` offers it.
-extension AuthClient {
+extension SoarAuthClient {
     /// Adds an authenticator app for the signed-in user (unverified until its first code).
     public func enrollTOTP(friendlyName: String? = nil, issuer: String? = nil) async throws(AppError) -> TOTPEnrollment {
         var fields = ["factor_type": "totp"]
@@ -43,7 +43,7 @@ extension AuthClient {
 
     /// Challenges a factor and verifies the code the app shows: the session moves to `aal2`.
     @discardableResult
-    public func verifyTOTP(factorID: String, code: String) async throws(AppError) -> Session {
+    public func verifyTOTP(factorID: String, code: String) async throws(AppError) -> AuthSession {
         let token = try await validSession().accessToken
         let path = "auth/v1/factors/" + (factorID.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-"])) ?? "")
         let challenge = try await backend.send(Backend.Request(method: "POST", path: path + "/challenge", body: Data("{}".utf8)), bearer: token)
@@ -61,9 +61,9 @@ extension AuthClient {
     }
 
     /// The signed-in user's factors.
-    public func factors() async throws(AppError) -> [Factor] {
+    public func factors() async throws(AppError) -> [MFAFactor] {
         let data = try await backend.send(Backend.Request(method: "GET", path: "auth/v1/user"), bearer: try await validSession().accessToken)
-        struct Listed: Decodable { var factors: [Factor]? }
+        struct Listed: Decodable { var factors: [MFAFactor]? }
         return ((try? JSONCoding.decode(Listed.self, from: data))?.factors) ?? []
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import SoarCore
 
 /// Mailed links that open the app (PKCE, supabase-swift's default flow), confirmation and email change.
-extension AuthClient {
+extension SoarAuthClient {
     /// Where the PKCE verifier waits for the link that needs it.
     static let verifierKey = "soar.pkce-verifier"
 
@@ -23,7 +23,7 @@ extension AuthClient {
     ///
     /// - Returns: the session, or nil when a confirmation was mailed.
     @discardableResult
-    public func signUp(email: String, password: String, redirectTo: URL) async throws(AppError) -> Session? {
+    public func signUp(email: String, password: String, redirectTo: URL) async throws(AppError) -> AuthSession? {
         var fields: [String: Any] = ["email": email, "password": password]
         fields.merge(try startPKCE()) { $1 }
         let body = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
@@ -41,7 +41,7 @@ extension AuthClient {
     /// - Returns: nil when the link confirmed the first of an email change's two addresses.
     /// - Throws: the link's error (expired, used) in words a user acts on.
     @discardableResult
-    public func session(from url: URL) async throws(AppError) -> Session? {
+    public func session(from url: URL) async throws(AppError) -> AuthSession? {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         var fields: [String: String] = [:]
         for item in (components?.queryItems ?? []) { fields[item.name] = item.value ?? "" }
@@ -63,10 +63,10 @@ extension AuthClient {
         }
         if let access = fields["access_token"], let refresh = fields["refresh_token"], let expiresAt = fields["expires_at"].flatMap(Int.init) {
             let answer = try await backend.send(Backend.Request(method: "GET", path: "auth/v1/user"), bearer: access)
-            guard let user = try? JSONCoding.decode(User.self, from: answer) else {
+            guard let user = try? JSONCoding.decode(AuthUser.self, from: answer) else {
                 throw AppError(.unknown, AppError.Messages.server, original: HTTPFailure(status: 200, body: answer))
             }
-            let session = Session(
+            let session = AuthSession(
                 accessToken: access, expiresIn: fields["expires_in"].flatMap(Int.init) ?? 3600, expiresAt: expiresAt, refreshToken: refresh, user: user)
             await adopt(session)
             return session
@@ -93,7 +93,7 @@ extension AuthClient {
     /// - Returns: the session with the new email, or nil while the other address's code is still
     ///   needed (the backend requires both).
     @discardableResult
-    public func confirmEmailChange(email: String, code: String) async throws(AppError) -> Session? {
+    public func confirmEmailChange(email: String, code: String) async throws(AppError) -> AuthSession? {
         let data = try await backend.send(
             Backend.Request(method: "POST", path: "auth/v1/verify", body: Self.json(["email": email, "token": code, "type": "email_change"])), bearer: nil)
         guard (try? JSONValue.read(data).objectValue?["access_token"]) != nil else { return nil }

@@ -6,7 +6,7 @@ import SoarCore
 ///
 /// Refreshing is single-flight: callers that need a fresh token while a refresh is under way wait
 /// for that one, so a refresh token is used once however many requests race.
-public actor AuthClient {
+public actor SoarAuthClient {
     static let storageKey = "soar.session"
 
     let backend: Backend
@@ -14,36 +14,53 @@ public actor AuthClient {
     private let now: @Sendable () -> Date
     /// A token this close to its expiry is refreshed before it is used.
     private let refreshMargin: TimeInterval
-    private let events = Broadcast<AuthEvent>()
-    private var refreshing: Task<Session, any Error>?
-    private var sessionEndHandlers: [@Sendable (Session) async -> Bool] = []
-    /// The current session, or nil when nobody is signed in.
-    public private(set) var session: Session?
+    private let events = Broadcast<(event: AuthChange, session: AuthSession?)>()
+    private var refreshing: Task<AuthSession, any Error>?
+    private var sessionEndHandlers: [@Sendable (AuthSession) async -> Bool] = []
+    private let stored: Locked<AuthSession?>
 
     init(backend: Backend, store: any SecureStore, refreshMargin: TimeInterval, now: @escaping @Sendable () -> Date) {
         self.backend = backend
         self.store = store
         self.refreshMargin = refreshMargin
         self.now = now
-        session = (try? store.data(for: Self.storageKey)).flatMap { try? JSONCoding.decode(Session.self, from: $0) }
+        stored = Locked((try? store.data(for: Self.storageKey)).flatMap { try? JSONCoding.decode(AuthSession.self, from: $0) })
     }
 
-    /// The signed-in user's id, or nil.
-    public var userID: UUID? { session?.user.id }
+    /// The session at hand, or nil when nobody is signed in; its access token may have expired
+    /// (``session`` refreshes it).
+    public nonisolated var currentSession: AuthSession? { stored.withLock { $0 } }
+
+    /// The signed-in user, or nil.
+    public nonisolated var currentUser: AuthUser? { currentSession?.user }
+
+    /// The session with an access token good for at least the refresh margin, refreshed first if
+    /// needed (once, however many callers ask at the same time).
+    ///
+    /// - Throws: ``AppError`` `session_not_found` ("Please sign in again") when nobody is signed
+    ///   in; a refused refresh signs out ("Your session has expired"); offline, the network error
+    ///   (the session is kept).
+    public var session: AuthSession {
+        get async throws(AppError) { try await validSession() }
+    }
 
     /// Runs `handler` with a session about to end (a sign-out, or another user signing in), while
     /// its token still works: the push registrar deletes the device's row this way.
     ///
     /// A handler returns false when its work must be finished later with the session's refresh
     /// token; the server's copy of the session is then not revoked on sign-out.
-    public func onSessionEnd(_ handler: @escaping @Sendable (Session) async -> Bool) {
+    public func onSessionEnd(_ handler: @escaping @Sendable (AuthSession) async -> Bool) {
         sessionEndHandlers.append(handler)
     }
 
-    /// A stream of sign-ins, sign-outs and refreshes, starting with the session at hand.
-    public func stateChanges() -> AsyncStream<AuthEvent> {
-        events.stream(startingWith: AuthEvent(.initialSession, session))
+    /// Sign-ins, sign-outs and refreshes, starting with ``AuthChange/initialSession`` and the
+    /// session at hand: `for await (event, session) in client.auth.authStateChanges`.
+    public nonisolated var authStateChanges: AsyncStream<(event: AuthChange, session: AuthSession?)> {
+        events.stream(startingWith: (.initialSession, currentSession))
     }
+
+    /// The changes from now on, without the first event.
+    nonisolated var laterChanges: AsyncStream<(event: AuthChange, session: AuthSession?)> { events.stream() }
 
     // MARK: signing in and out
 
@@ -53,13 +70,13 @@ public actor AuthClient {
     ///   when the backend requires confirmation: the account is made and a code and link are
     ///   mailed; ``verify(email:code:type:)`` with `.signup` or ``session(from:)`` signs it in.
     @discardableResult
-    public func signUp(email: String, password: String) async throws(AppError) -> Session {
+    public func signUp(email: String, password: String) async throws(AppError) -> AuthSession {
         try await begin(Backend.Request(method: "POST", path: "auth/v1/signup", body: Self.json(["email": email, "password": password])))
     }
 
     /// Signs in with an email address and a password.
     @discardableResult
-    public func signIn(email: String, password: String) async throws(AppError) -> Session {
+    public func signIn(email: String, password: String) async throws(AppError) -> AuthSession {
         try await begin(Backend.Request(
             method: "POST", path: "auth/v1/token", query: [URLQueryItem(name: "grant_type", value: "password")],
             body: Self.json(["email": email, "password": password])))
@@ -67,7 +84,7 @@ public actor AuthClient {
 
     /// Signs in as a new anonymous user.
     @discardableResult
-    public func signInAnonymously() async throws(AppError) -> Session {
+    public func signInAnonymously() async throws(AppError) -> AuthSession {
         try await begin(Backend.Request(method: "POST", path: "auth/v1/signup", body: Data("{}".utf8)))
     }
 
@@ -91,7 +108,7 @@ public actor AuthClient {
 
     /// Signs in with a mailed 6-digit code (once, within the hour).
     @discardableResult
-    public func verify(email: String, code: String, type: CodeType = .email) async throws(AppError) -> Session {
+    public func verify(email: String, code: String, type: CodeType = .email) async throws(AppError) -> AuthSession {
         try await begin(Backend.Request(
             method: "POST", path: "auth/v1/verify", body: Self.json(["email": email, "token": code, "type": type.rawValue])))
     }
@@ -99,7 +116,7 @@ public actor AuthClient {
     /// Signs in with Apple: the identity token `ASAuthorizationAppleIDCredential` gave, and the
     /// raw nonce whose SHA-256 the request to Apple carried (nil when it carried none).
     @discardableResult
-    public func signInWithApple(idToken: String, nonce: String?) async throws(AppError) -> Session {
+    public func signInWithApple(idToken: String, nonce: String?) async throws(AppError) -> AuthSession {
         var fields = ["provider": "apple", "id_token": idToken]
         if let nonce { fields["nonce"] = nonce }
         return try await begin(Backend.Request(
@@ -109,10 +126,10 @@ public actor AuthClient {
     /// Signs out: the server revokes this session's refresh tokens when it can be reached; the
     /// local session is gone either way.
     public func signOut() async {
-        guard var ending = session else { return }
+        guard var ending = currentSession else { return }
         if let valid = try? await validSession() { ending = valid }
         // Someone else signed in while the token was refreshed: their session stays.
-        guard session?.user.id == ending.user.id else { return }
+        guard currentSession?.user.id == ending.user.id else { return }
         // Gone locally first, so nothing registers for this user while the handlers run.
         replace(nil, .signedOut)
         if await endSession(ending) { await revoke(ending) }
@@ -126,38 +143,38 @@ public actor AuthClient {
     /// - Throws: ``AppError`` `session_not_found` when nobody is signed in; a network error when a
     ///   needed refresh could not reach the server (the session is kept); `session_expired` when
     ///   the server refused the refresh token (the session is gone).
-    public func validSession() async throws(AppError) -> Session {
-        guard let current = session else { throw AppError(authCode: "session_not_found") }
+    func validSession() async throws(AppError) -> AuthSession {
+        guard let current = currentSession else { throw AppError(authCode: "session_not_found") }
         if current.expiry.timeIntervalSince(now()) > refreshMargin { return current }
         return try await refresh()
     }
 
     /// Exchanges the refresh token for a new session; concurrent callers share one exchange.
     @discardableResult
-    public func refresh() async throws(AppError) -> Session {
+    public func refresh() async throws(AppError) -> AuthSession {
         if let refreshing { return try await Self.value(of: refreshing) }
-        guard let current = session else { throw AppError(authCode: "session_not_found") }
+        guard let current = currentSession else { throw AppError(authCode: "session_not_found") }
         let task = Task { try await self.exchange(current) }
         refreshing = task
         defer { refreshing = nil }
         return try await Self.value(of: task)
     }
 
-    private func exchange(_ current: Session) async throws(AppError) -> Session {
-        let fresh: Session
+    private func exchange(_ current: AuthSession) async throws(AppError) -> AuthSession {
+        let fresh: AuthSession
         do throws(AppError) {
             fresh = try await exchange(refreshToken: current.refreshToken)
         } catch where error.code == .authentication || error.status == 400 {
             // Revoked or expired on the server: the session ends here, its handlers still run (in
             // a task of their own: the caller may be one of them, waiting on this refresh).
-            if session?.refreshToken == current.refreshToken {
+            if currentSession?.refreshToken == current.refreshToken {
                 replace(nil, .signedOut)
                 Task { _ = await self.endSession(current) }
             }
             throw AppError(authCode: "session_expired", original: error)
         }
         // A sign-out or another sign-in while the refresh was in flight wins.
-        guard session?.refreshToken == current.refreshToken else {
+        guard currentSession?.refreshToken == current.refreshToken else {
             await revoke(fresh)
             throw AppError(authCode: "session_not_found")
         }
@@ -167,7 +184,7 @@ public actor AuthClient {
 
     /// A new session for a refresh token that is not the current session's (a session kept to
     /// finish work after it ended); nothing is stored and no event is sent.
-    public func exchange(refreshToken: String) async throws(AppError) -> Session {
+    public func exchange(refreshToken: String) async throws(AppError) -> AuthSession {
         let request = Backend.Request(
             method: "POST", path: "auth/v1/token", query: [URLQueryItem(name: "grant_type", value: "refresh_token")],
             body: Self.json(["refresh_token": refreshToken]))
@@ -175,7 +192,7 @@ public actor AuthClient {
     }
 
     /// Ends a session on the server that is not the current one.
-    public func revoke(_ other: Session) async {
+    public func revoke(_ other: AuthSession) async {
         _ = try? await backend.send(
             Backend.Request(method: "POST", path: "auth/v1/logout", query: [URLQueryItem(name: "scope", value: "local")]),
             bearer: other.accessToken)
@@ -184,19 +201,19 @@ public actor AuthClient {
     // MARK: helpers
 
     /// Runs the session-end handlers; true when all of them finished.
-    private func endSession(_ ending: Session) async -> Bool {
+    private func endSession(_ ending: AuthSession) async -> Bool {
         var finished = true
         for handler in sessionEndHandlers where !(await handler(ending)) { finished = false }
         return finished
     }
 
-    func begin(_ request: Backend.Request, bearer: String? = nil) async throws(AppError) -> Session {
+    func begin(_ request: Backend.Request, bearer: String? = nil) async throws(AppError) -> AuthSession {
         try await begin(data: try await backend.send(request, bearer: bearer))
     }
 
     /// Signs in with a session answer (GoTrue's JSON).
-    func begin(data: Data) async throws(AppError) -> Session {
-        guard let new = try? JSONCoding.decode(Session.self, from: data) else {
+    func begin(data: Data) async throws(AppError) -> AuthSession {
+        guard let new = try? JSONCoding.decode(AuthSession.self, from: data) else {
             // A project that confirms email addresses answers a sign-up with the user alone.
             if (try? JSONValue.read(data).objectValue?["id"]) != nil { throw AppError(authCode: "email_not_confirmed") }
             throw AppError(.unknown, AppError.Messages.server, original: HTTPFailure(status: 200, body: data))
@@ -206,31 +223,31 @@ public actor AuthClient {
     }
 
     /// Makes `new` the current session; a switch to another user ends the old one, as a sign-out would.
-    func adopt(_ new: Session) async {
-        let old = session
+    func adopt(_ new: AuthSession) async {
+        let old = currentSession
         replace(new, .signedIn)
         if let old, old.user.id != new.user.id, await endSession(old) { await revoke(old) }
     }
 
-    private func replace(_ new: Session?, _ kind: AuthEvent.Kind) {
-        session = new
+    private func replace(_ new: AuthSession?, _ kind: AuthChange) {
+        stored.withLock { $0 = new }
         if let new, let data = try? JSONCoding.encode(new) {
             try? store.set(data, for: Self.storageKey)
         } else {
             try? store.remove(Self.storageKey)
         }
-        events.yield(AuthEvent(kind, new))
+        events.yield((kind, new))
     }
 
-    private static func session(from data: Data) throws(AppError) -> Session {
+    private static func session(from data: Data) throws(AppError) -> AuthSession {
         do {
-            return try JSONCoding.decode(Session.self, from: data)
+            return try JSONCoding.decode(AuthSession.self, from: data)
         } catch {
             throw AppError(.unknown, AppError.Messages.server, original: error)
         }
     }
 
-    private static func value(of task: Task<Session, any Error>) async throws(AppError) -> Session {
+    private static func value(of task: Task<AuthSession, any Error>) async throws(AppError) -> AuthSession {
         do { return try await task.value } catch { throw AppError.map(error) }
     }
 
