@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SoarAPNs", targets: ["SoarAPNs"]),
         .library(name: "SoarEmulator", targets: ["SoarEmulator"]),
         .library(name: "SoarClient", targets: ["SoarClient"]),
+        .library(name: "SoarClientTesting", targets: ["SoarClientTesting"]),
         .library(name: "SoarTesting", targets: ["SoarTesting"]),
         .executable(name: "soar", targets: ["soar"]),
     ],
@@ -43,6 +44,9 @@ let package = Package(
                 "SoarCore", .target(name: "SoarCrypto", condition: .when(platforms: [.linux])),
                 .target(name: "CWslay", condition: .when(platforms: [.linux])),
             ]),
+        // Fakes for an app's own tests (notification center, APNs registration, network, secure
+        // store, clocks, an in-memory data API): SoarClient only, so they build for iOS too.
+        .target(name: "SoarClientTesting", dependencies: ["SoarClient"]),
         .target(name: "SoarCrypto", dependencies: ["SoarCore", "COpenSSL", "CArgon2", "CCrypt"]),
         .target(name: "SoarHTTP", dependencies: ["SoarCore", "CMicroHTTPD"]),
         .target(name: "SoarHTTP2", dependencies: ["CNghttp2", "CLinux", "SoarCrypto"]),
@@ -58,9 +62,9 @@ let package = Package(
         .target(name: "SoarPush", dependencies: ["SoarCore", "SoarAPNs", "SoarStore"]),
         .target(name: "SoarRealtime", dependencies: ["SoarCore", "SoarHTTP", "SoarHTTP2", "CWslay"]),
         .target(name: "SoarServer", dependencies: ["SoarRealtime", "SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush"]),
-        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarServer", "SoarClient"]),
+        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarServer", "SoarClient", "SoarClientTesting"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
-        .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCore", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient"]),
+        .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCore", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient", "SoarClientTesting"]),
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),

@@ -1,5 +1,6 @@
 import Foundation
 import SoarClient
+import SoarClientTesting
 import SoarCore
 
 /// `soar simulate FILE.apns`: a Simulator payload through the app's push pipeline, on Linux.
@@ -91,7 +92,9 @@ struct SimulateCommand: Command {
     /// Arrival in the foreground, then a tap, as the app delegate would forward them.
     @MainActor
     static func simulate(_ notification: IncomingNotification, routes: RouteTable) async -> Outcome {
-        let controller = NotificationsController(center: SimulatorCenter(), registration: SimulatorCenter(), routes: routes)
+        // The Simulator's side of the system: notifications allowed, and no APNs token, ever.
+        let controller = NotificationsController(
+            center: FakeNotificationCenter(status: .authorized), registration: FakeRemoteRegistration(token: nil), routes: routes)
         var outcome = Outcome(unread: 0)
         if notification.isVisible {
             outcome.presentation = await controller.willPresent(notification)
@@ -101,14 +104,6 @@ struct SimulateCommand: Command {
         }
         return outcome
     }
-}
-
-/// The Simulator's side of the system: notifications allowed, and no APNs token, ever.
-private struct SimulatorCenter: UserNotificationCenter, RemoteNotificationRegistering {
-    func authorizationStatus() async -> AuthorizationStatus { .authorized }
-    func requestAuthorization(options: AuthorizationOptions) async throws -> Bool { true }
-    func setBadgeCount(_ count: Int) async {}
-    func registerForRemoteNotifications() async {}
 }
 
 extension PresentationOptions {

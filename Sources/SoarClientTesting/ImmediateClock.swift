@@ -1,4 +1,4 @@
-import SoarCore
+import SoarClient
 import Synchronization
 
 /// A clock whose sleeps return at once and move its time forward, recording each wait: back-off

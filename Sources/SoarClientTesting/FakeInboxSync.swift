@@ -1,6 +1,5 @@
 import Foundation
 import SoarClient
-import SoarCore
 import Synchronization
 
 /// A server inbox in memory: the entries it serves and the reads and opens reported to it.

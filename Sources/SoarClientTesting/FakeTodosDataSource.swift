@@ -1,6 +1,5 @@
 import Foundation
 import SoarClient
-import SoarCore
 import Synchronization
 
 /// Todos in memory behind the data-source seam, for repository tests with no network.

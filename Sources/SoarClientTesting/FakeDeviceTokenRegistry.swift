@@ -1,6 +1,5 @@
 import Foundation
 import SoarClient
-import SoarCore
 import Synchronization
 
 /// A device-token registry in memory that can be told to fail, recording each call.

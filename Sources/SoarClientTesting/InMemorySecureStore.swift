@@ -1,6 +1,5 @@
 import Foundation
 import SoarClient
-import SoarCore
 import Synchronization
 
 /// A ``SecureStore`` in memory.

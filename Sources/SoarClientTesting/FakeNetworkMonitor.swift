@@ -1,5 +1,4 @@
 import SoarClient
-import SoarCore
 import Synchronization
 
 /// A network monitor tests switch on and off.

@@ -1,5 +1,4 @@
 import SoarClient
-import SoarCore
 import Synchronization
 
 /// A permission whose prompt the user answers as told.

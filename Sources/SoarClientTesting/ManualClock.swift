@@ -1,4 +1,4 @@
-import SoarCore
+import SoarClient
 import Synchronization
 
 /// A clock whose sleeps wait until the test moves it past their deadline (or they are

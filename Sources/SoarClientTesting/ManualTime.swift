@@ -1,5 +1,5 @@
 import Foundation
-import SoarCore
+import SoarClient
 import Synchronization
 
 /// A wall clock that moves only when told: token expiry, rate windows and grace intervals are

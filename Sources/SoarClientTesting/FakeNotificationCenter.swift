@@ -1,6 +1,5 @@
 import Foundation
 import SoarClient
-import SoarCore
 import Synchronization
 
 /// A notification center whose user answers the prompt as told, and that counts what it was asked.
