@@ -17,7 +17,7 @@ public enum Argon2id {
                 argon2id_hash_encoded(UInt32(passes), UInt32(memoryKiB), 1, text, password.utf8.count, s.baseAddress, s.count, 32, &encoded, length)
             }
         }
-        guard result == ARGON2_OK.rawValue else { throw Argon2Error(description: "argon2id: \(String(cString: argon2_error_message(result)))") }
+        guard result == ARGON2_OK.rawValue else { throw Argon2Error(description: "argon2id: \(String(validatingCString: argon2_error_message(result)) ?? "error \(result)")") }
         return String(cString: encoded)
     }
 
