@@ -20,7 +20,7 @@ public final class FakeDeviceTokenRegistry: DeviceTokenRegistry {
     /// `user:token` for each row held.
     public var rows: Set<String> { state.withLock { $0.rows } }
 
-    public func register(_ registration: DeviceRegistration, accessToken: String) async throws(AppError) {
+    public func register(_ registration: DeviceToken, accessToken: String) async throws(AppError) {
         try record(.register(userId: registration.userId, token: registration.token, accessToken: accessToken)) {
             $0.insert(Self.key(registration.userId, registration.token))
         }

@@ -12,13 +12,13 @@ import Testing
     struct OwnRegistry: DeviceTokenRegistry {
         let client: Soar
 
-        func register(_ registration: DeviceRegistration, accessToken: String) async throws(AppError) {
+        func register(_ registration: DeviceToken, accessToken: String) async throws(AppError) {
             try await client.from("device_tokens").upsert(registration, onConflict: "user_id,token")
                 .setHeader(name: "Authorization", value: "Bearer " + accessToken).execute()
         }
 
         func unregister(token: String, userId: UUID, accessToken: String) async throws(AppError) {
-            let gone: [DeviceRegistration] = try await client.from("device_tokens").delete()
+            let gone: [DeviceToken] = try await client.from("device_tokens").delete()
                 .eq("user_id", value: userId).eq("token", value: token).select()
                 .setHeader(name: "Authorization", value: "Bearer " + accessToken).execute().value
             if gone.isEmpty { throw AppError(.notFound, "The device's row was not deleted.") }

@@ -1,19 +1,30 @@
 import Foundation
 import SoarCore
 
-/// A row of `device_tokens`: one device of one user, keyed by `(user_id, token)`.
+/// A row of `device_tokens`: one device of one user, keyed by `(user_id, token)`. What the
+/// registrar writes, and what a read of the table gives back.
 public struct DeviceToken: Codable, Hashable, Identifiable, Sendable {
     public var userId: UUID
     /// Lowercase hex, as ``PushToken/hex`` writes it.
     public var token: String
     public var platform: String
+    /// `sandbox` (a debug build) or `production` (TestFlight, App Store); nil when unknown.
+    public var environment: String?
+    /// The app's bundle id, the `apns-topic`; nil means the server's `APNS_BUNDLE_ID`.
+    public var bundleId: String?
+    /// Set by the server on insert; nil in a row about to be written.
     public var createdAt: Date?
     public var updatedAt: Date?
 
-    public init(userId: UUID, token: String, platform: String = "ios", createdAt: Date? = nil, updatedAt: Date? = nil) {
+    public init(
+        userId: UUID, token: String, platform: String = "ios", environment: String? = nil, bundleId: String? = nil,
+        createdAt: Date? = nil, updatedAt: Date? = nil
+    ) {
         self.userId = userId
         self.token = token
         self.platform = platform
+        self.environment = environment
+        self.bundleId = bundleId
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
@@ -22,8 +33,9 @@ public struct DeviceToken: Codable, Hashable, Identifiable, Sendable {
     public var id: String { "\(userId.uuidString.lowercased()):\(token)" }
 
     enum CodingKeys: String, CodingKey {
-        case token, platform
+        case token, platform, environment
         case userId = "user_id"
+        case bundleId = "bundle_id"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
     }

@@ -9,7 +9,10 @@ import Testing
     final class Recorder: ProfileRemoteDataSourceProtocol {
         let sent = Mutex<[[String: JSONValue]]>([])
         func fetchProfile(id: UUID) async throws(AppError) -> Profile? { nil }
-        func upsert(_ columns: [String: JSONValue]) async throws(AppError) { sent.withLock { $0.append(columns) } }
+        func upsert(_ columns: [String: JSONValue]) async throws(AppError) -> Profile {
+            sent.withLock { $0.append(columns) }
+            return Profile(id: UUID(uuidString: columns["id"]?.stringValue ?? "") ?? UUID())
+        }
     }
 
     @Test func oneFieldIsSentWithTheIdAndUpdatedAtOnly() async {
@@ -32,9 +35,23 @@ import Testing
         let user = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
         let repository = ProfileRepository(remote: ProfileRemoteDataSource(client: fixture.client))
         #expect(await repository.update(.fullName, to: "Ada Lovelace", userId: user).value != nil)
-        #expect(await repository.update(.bio, to: "Engines", userId: user).value != nil)
+        let saved = try #require(await repository.update(.bio, to: "Engines", userId: user).value)
+        #expect(saved.fullName == "Ada Lovelace" && saved.bio == "Engines", "the row as it now stands")
         let profile = try #require(await repository.load(userId: user).value)
         #expect(profile.fullName == "Ada Lovelace" && profile.bio == "Engines" && profile.updatedAt != nil)
+    }
+
+    @MainActor @Test func theScreenShowsTheSavedRowAndKeepsItWhenAnEditFails() async throws {
+        let backend = InMemoryBackend()
+        let client = Soar(supabaseURL: backend.url, supabaseKey: "test", store: InMemorySecureStore(), transport: backend)
+        let user = try await client.auth.signUp(email: "ada@example.com", password: "correct-horse").user.id
+        let model = ProfileViewModel(repository: ProfileRepository(remote: ProfileRemoteDataSource(client: client)), userId: user)
+        await model.load()
+        #expect(model.state == .data(Profile(id: user)), "no row yet: an empty profile")
+        await model.update(.fullName, to: "Ada Lovelace")
+        #expect(model.state.value?.fullName == "Ada Lovelace" && model.actionError == nil)
+        await model.update(.phone, to: "call me")
+        #expect(model.state.value?.fullName == "Ada Lovelace" && model.actionError?.contains("phone number") == true)
     }
 }
 

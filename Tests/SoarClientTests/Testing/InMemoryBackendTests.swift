@@ -39,6 +39,19 @@ import Testing
         await #expect(throws: AppError(.network, AppError.Messages.offline)) { try await client.from("todos").select().execute() }
     }
 
+    @Test func aTodoThatIsGoneIsNotFoundWithOrWithoutAQueue() async throws {
+        let backend = InMemoryBackend()
+        let client = Soar(supabaseURL: backend.url, supabaseKey: "test", store: InMemorySecureStore(), transport: backend)
+        let user = try await client.auth.signUp(email: "ada@example.com", password: "correct-horse").user.id
+        let queue = WriteQueue(file: FileManager.default.temporaryDirectory.appendingPathComponent("writes-\(UUID().uuidString).json"), client: client)
+        let gone = Todo(userId: user, title: "gone")
+        for writes in [nil, queue] {
+            let todos = TodosRepository(remote: TodosRemoteDataSource(client: client, writes: writes))
+            #expect(await todos.toggle(gone).error?.code == .notFound)
+            #expect(await todos.delete(gone).error?.code == .notFound)
+        }
+    }
+
     @Test(arguments: [
         ("eq.5", true), ("neq.5", false), ("gt.4", true), ("gte.5", true), ("lt.5", false), ("lte.5", true), ("in.(4,5)", true),
         ("is.null", false),

@@ -9,13 +9,13 @@ public struct AppDeviceTokens: DeviceTokenRegistry {
 
     public init(client: Soar) { self.client = client }
 
-    public func register(_ registration: DeviceRegistration, accessToken: String) async throws(AppError) {
+    public func register(_ registration: DeviceToken, accessToken: String) async throws(AppError) {
         try await client.from("device_tokens").upsert(registration, onConflict: "user_id,token")
             .setHeader(name: "Authorization", value: "Bearer " + accessToken).execute()
     }
 
     public func unregister(token: String, userId: UUID, accessToken: String) async throws(AppError) {
-        let deleted: [DeviceRegistration] = try await client.from("device_tokens").delete()
+        let deleted: [DeviceToken] = try await client.from("device_tokens").delete()
             .eq("user_id", value: userId).eq("token", value: token).select()
             .setHeader(name: "Authorization", value: "Bearer " + accessToken).execute().value
         if deleted.isEmpty { throw AppError(.notFound, "This device's token row was not found to delete.") }

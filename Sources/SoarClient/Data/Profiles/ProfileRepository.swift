@@ -1,34 +1,16 @@
 import Foundation
 import SoarCore
 
-/// The Supabase calls behind the profile screen.
-public protocol ProfileRemoteDataSourceProtocol: Sendable {
-    func fetchProfile(id: UUID) async throws(AppError) -> Profile?
-    /// Upserts one row made of exactly these columns.
-    func upsert(_ columns: [String: JSONValue]) async throws(AppError)
-}
-
-/// `profiles` through the data API.
-public struct ProfileRemoteDataSource: ProfileRemoteDataSourceProtocol {
-    private let client: Soar
-
-    public init(client: Soar) {
-        self.client = client
-    }
-
-    public func fetchProfile(id: UUID) async throws(AppError) -> Profile? {
-        let rows: [Profile] = try await client.from("profiles").select().eq("id", value: id).limit(1).execute().value
-        return rows.first
-    }
-
-    public func upsert(_ columns: [String: JSONValue]) async throws(AppError) {
-        try await client.from("profiles").upsert(columns, onConflict: "id").execute()
-    }
+/// What the profile screen may ask for; results never throw.
+public protocol ProfileRepositoryProtocol: Sendable {
+    func load(userId: UUID) async -> AppResult<Profile>
+    /// Writes one field and answers the profile as it now stands.
+    func update(_ field: Profile.Field, to value: String?, userId: UUID) async -> AppResult<Profile>
 }
 
 /// The profile feature: edits are written one field at a time, so a change never overwrites the
 /// other columns (only `id`, `updated_at` and that column are sent).
-public struct ProfileRepository: Sendable {
+public struct ProfileRepository: ProfileRepositoryProtocol {
     private let remote: any ProfileRemoteDataSourceProtocol
     private let now: @Sendable () -> Date
 
@@ -43,7 +25,7 @@ public struct ProfileRepository: Sendable {
     }
 
     /// Writes one field; blank text clears it (null).
-    public func update(_ field: Profile.Field, to value: String?, userId: UUID) async -> AppResult<Void> {
+    public func update(_ field: Profile.Field, to value: String?, userId: UUID) async -> AppResult<Profile> {
         await AppResult {
             let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines)
             if field == .phone, let trimmed, !trimmed.isEmpty,
@@ -51,7 +33,7 @@ public struct ProfileRepository: Sendable {
             {
                 throw AppError.validation("Enter a phone number with digits, spaces, +, - or brackets.")
             }
-            try await remote.upsert([
+            return try await remote.upsert([
                 "id": .string(userId.uuidString.lowercased()),
                 "updated_at": .string(Timestamp.format(now())),
                 field.rawValue: trimmed.flatMap { $0.isEmpty ? nil : JSONValue.string($0) } ?? .null,

@@ -64,9 +64,10 @@ public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
         }
     }
 
-    /// Sends (or queues) a write, then applies it to the cached list.
+    /// Sends (or queues) a write, then applies it to the cached list. Either way, an update or
+    /// delete that matched no row fails as ``AppError/Code/notFound``.
     private func write(_ query: Query, cached change: (inout [Todo]) -> Void) async throws(AppError) {
-        if let writes { try await writes.submit(query) } else { try await query.execute() }
+        if let writes { try await writes.submit(query) } else { try await client.send(try query.pendingWrite) }
         guard let cache, let user = client.auth.currentUser?.id else { return }
         let key = Self.cacheKey(user)
         guard let saved = cache.load(key), var todos = try? JSONCoding.decode([Todo].self, from: saved.data) else { return }

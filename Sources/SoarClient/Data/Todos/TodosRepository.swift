@@ -11,8 +11,9 @@ public protocol TodosRepositoryProtocol: Sendable {
     func reorder(_ todos: [Todo]) async -> AppResult<[Todo]>
 }
 
-/// The todos feature's rules: titles are trimmed and checked, new todos go last, orders are
-/// contiguous. The network is the data source's.
+/// The todos feature's rules: titles are trimmed and checked, a new todo goes last (`sort_order`
+/// one past the highest), a delete leaves a gap in `sort_order` and ``reorder(_:)`` closes it
+/// (each todo's `sort_order` becomes its index). The network is the data source's.
 public struct TodosRepository: TodosRepositoryProtocol {
     /// The longest title accepted, in characters.
     public static let maximumTitleLength = 500

@@ -1,39 +1,10 @@
 import Foundation
 import SoarCore
 
-/// One device's row for one user, as the registrar writes it.
-public struct DeviceRegistration: Codable, Sendable, Hashable {
-    public var userId: UUID
-    /// Lowercase hex.
-    public var token: String
-    public var platform: String
-    /// `sandbox` (a debug build) or `production` (TestFlight, App Store); nil when unknown.
-    public var environment: String?
-    /// The app's bundle id, the `apns-topic`; nil means the server's `APNS_BUNDLE_ID`.
-    public var bundleId: String?
-    public var updatedAt: Date
-
-    public init(userId: UUID, token: String, platform: String = "ios", environment: String? = nil, bundleId: String? = nil, updatedAt: Date = Date()) {
-        self.userId = userId
-        self.token = token
-        self.platform = platform
-        self.environment = environment
-        self.bundleId = bundleId
-        self.updatedAt = updatedAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case token, platform, environment
-        case userId = "user_id"
-        case bundleId = "bundle_id"
-        case updatedAt = "updated_at"
-    }
-}
-
 /// Where the registrar writes and deletes device rows; each call names the session's token, so a
 /// wipe can use the session that is ending.
 public protocol DeviceTokenRegistry: Sendable {
-    func register(_ registration: DeviceRegistration, accessToken: String) async throws(AppError)
+    func register(_ registration: DeviceToken, accessToken: String) async throws(AppError)
     func unregister(token: String, userId: UUID, accessToken: String) async throws(AppError)
 }
 
@@ -45,7 +16,7 @@ public struct DataAPIDeviceTokens: DeviceTokenRegistry {
         self.client = client
     }
 
-    public func register(_ registration: DeviceRegistration, accessToken: String) async throws(AppError) {
+    public func register(_ registration: DeviceToken, accessToken: String) async throws(AppError) {
         try await client.from("device_tokens").upsert(registration, onConflict: "user_id,token")
             .setHeader(name: "Authorization", value: "Bearer " + accessToken).execute()
     }
@@ -76,7 +47,7 @@ public struct CreatorAPIDeviceTokens: DeviceTokenRegistry {
         }
     }
 
-    public func register(_ registration: DeviceRegistration, accessToken: String) async throws(AppError) {
+    public func register(_ registration: DeviceToken, accessToken: String) async throws(AppError) {
         let body = Body(token: registration.token, platform: registration.platform, environment: registration.environment, bundleId: registration.bundleId)
         try await send("POST", body, accessToken)
     }

@@ -29,7 +29,7 @@ public actor PushTokenRegistrar {
     /// What survives a relaunch: the token, the row on the server, and the rows left to delete.
     struct State: Codable, Equatable {
         var token: String?
-        var registered: DeviceRegistration?
+        var registered: DeviceToken?
         var pendingWipes: [PendingWipe] = []
     }
 
@@ -61,7 +61,7 @@ public actor PushTokenRegistrar {
     /// The device's APNs token, lowercase hex.
     public var token: String? { state.token }
     /// The row known to be on the server.
-    public var registered: DeviceRegistration? { state.registered }
+    public var registered: DeviceToken? { state.registered }
     /// True while a deletion waits to be retried.
     public var hasPendingWipe: Bool { !state.pendingWipes.isEmpty }
 
@@ -121,7 +121,7 @@ public actor PushTokenRegistrar {
         do {
             let valid = try await auth.session
             guard valid.user.id == session.user.id else { return }
-            let registration = DeviceRegistration(
+            let registration = DeviceToken(
                 userId: valid.user.id, token: token, environment: environment, bundleId: bundleId, updatedAt: now())
             try await registry.register(registration, accessToken: valid.accessToken)
             state.registered = registration

@@ -1,0 +1,35 @@
+import Foundation
+import Observation
+import SoarCore
+
+/// The profile screen's state: one ``UiState`` of the profile, and the last failed edit's message.
+@MainActor @Observable
+public final class ProfileViewModel {
+    public private(set) var state: UiState<Profile> = .idle
+    /// The last failed edit's message, for a toast; the profile shown stays as it was.
+    public private(set) var actionError: String?
+
+    private let repository: any ProfileRepositoryProtocol
+    private let userId: UUID
+
+    public init(repository: any ProfileRepositoryProtocol, userId: UUID) {
+        self.repository = repository
+        self.userId = userId
+    }
+
+    public func load() async {
+        if state.value == nil { state = .loading }
+        state = UiState(await repository.load(userId: userId))
+    }
+
+    /// Saves one field (blank clears it); the profile shown becomes the server's row.
+    public func update(_ field: Profile.Field, to value: String?) async {
+        switch await repository.update(field, to: value, userId: userId) {
+        case .success(let profile):
+            state = .data(profile)
+            actionError = nil
+        case .failure(let error):
+            actionError = error.message
+        }
+    }
+}
