@@ -59,8 +59,6 @@ public actor SoarAuthClient {
         events.stream(startingWith: (.initialSession, currentSession))
     }
 
-    /// The changes from now on, without the first event.
-    nonisolated var laterChanges: AsyncStream<(event: AuthChange, session: AuthSession?)> { events.stream() }
 
     // MARK: signing in and out
 

@@ -148,15 +148,19 @@ public final class NotificationsController {
     /// is taken in before it returns, so the controller is ready for it then.
     ///
     /// - Returns: the task that follows later changes; cancel it to stop.
-    public func follow(_ auth: SoarAuthClient) async -> Task<Void, Never> {
-        let changes = auth.laterChanges
-        await sessionChanged(.initialSession, auth.currentSession)
-        return Task { [weak self] in
+    public func follow(_ auth: any SessionProviding) async -> Task<Void, Never> {
+        let changes = auth.authStateChanges
+        let (ready, isReady) = AsyncStream<Void>.makeStream()
+        let task = Task { [weak self] in
+            defer { isReady.finish() }
             for await (event, session) in changes {
                 guard let self else { return }
                 await self.sessionChanged(event, session)
+                isReady.finish()  // the first event, the session at hand, is taken in
             }
         }
+        for await _ in ready {}
+        return task
     }
 
     func sessionChanged(_ event: AuthChange, _ session: AuthSession?) async {

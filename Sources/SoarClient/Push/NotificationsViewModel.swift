@@ -8,9 +8,9 @@ public final class NotificationsViewModel {
     public let controller: NotificationsController
     /// The last test push's outcome.
     public private(set) var testPush: UiState<PushTestResult> = .idle
-    @ObservationIgnored private let sender: PushTestSender
+    @ObservationIgnored private let sender: any PushTestSending
 
-    public init(controller: NotificationsController, sender: PushTestSender) {
+    public init(controller: NotificationsController, sender: any PushTestSending) {
         self.controller = controller
         self.sender = sender
     }

@@ -17,7 +17,7 @@ public actor PushTokenRegistrar {
     static let stateKey = "soar.push-registrar"
 
     private let registry: any DeviceTokenRegistry
-    private let auth: SoarAuthClient
+    private let auth: any SessionProviding
     private let store: any SecureStore
     private let environment: String?
     private let bundleId: String?
@@ -45,7 +45,7 @@ public actor PushTokenRegistrar {
     ///   - bundleId: the app's bundle id (the `apns-topic` the server sends with).
     ///   - log: where failures are told, since they are never thrown.
     public init(
-        registry: any DeviceTokenRegistry, auth: SoarAuthClient, store: any SecureStore, environment: String? = nil,
+        registry: any DeviceTokenRegistry, auth: any SessionProviding, store: any SecureStore, environment: String? = nil,
         bundleId: String? = nil, log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.registry = registry

@@ -43,9 +43,15 @@ public struct PushTestResult: Decodable, Sendable, Hashable {
     public var message: String?
 }
 
+/// What the Notifications screen's test button calls: ``PushTestSender`` through SoarClient, or an
+/// app's own over another client.
+public protocol PushTestSending: Sendable {
+    func send(_ request: PushTestRequest) async -> AppResult<PushTestResult>
+}
+
 /// Calls `send-test-push`, which keeps Apple's credentials on the server and sends to the
 /// caller's own devices.
-public struct PushTestSender: Sendable {
+public struct PushTestSender: PushTestSending {
     private let functions: SoarFunctionsClient
 
     public init(client: Soar) {
