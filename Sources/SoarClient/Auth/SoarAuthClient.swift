@@ -7,7 +7,8 @@ import SoarCore
 /// Refreshing is single-flight: callers that need a fresh token while a refresh is under way wait
 /// for that one, so a refresh token is used once however many requests race.
 public actor SoarAuthClient {
-    static let storageKey = "soar.session"
+    /// The key the session is kept under in the ``SecureStore``.
+    public static let storageKey = "soar.session"
 
     let backend: Backend
     let store: any SecureStore

@@ -14,7 +14,8 @@ import SoarCore
 /// Its work runs one piece at a time, in the order it was asked for, so a registration and a
 /// wipe never interleave.
 public actor PushTokenRegistrar {
-    static let stateKey = "soar.push-registrar"
+    /// The key the registrar keeps its token, row and pending wipes under in the ``SecureStore``.
+    public static let stateKey = "soar.push-registrar"
 
     private let registry: any DeviceTokenRegistry
     private let auth: any SessionProviding
