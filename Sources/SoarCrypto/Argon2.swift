@@ -18,7 +18,7 @@ public enum Argon2id {
             }
         }
         guard result == ARGON2_OK.rawValue else { throw Argon2Error(description: "argon2id: \(String(validatingCString: argon2_error_message(result)) ?? "error \(result)")") }
-        return String(cString: encoded)
+        return String(decoding: encoded.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Whether `password` made `encoded` (compared in constant time by the library).
