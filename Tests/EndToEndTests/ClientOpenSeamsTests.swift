@@ -42,7 +42,7 @@ import Testing
         let registrar = PushTokenRegistrar(registry: OwnRegistry(client: client), auth: client.auth, store: InMemorySecureStore(), environment: "sandbox")
         let following = await registrar.start()
         defer { following.cancel() }
-        await registrar.tokenChanged(String(repeating: "ab", count: 32))
+        try await registrar.tokenChanged(String(repeating: "ab", count: 32))
         let rows = served.url.absoluteString + "/rest/v1/device_tokens?select=user_id,token"
         let before = try await ClientEndToEndTests.get(rows, key: served.service)
         #expect(before.arrayValue?.count == 1 && before.arrayValue?.first?.objectValue?["user_id"] == .string(session.user.id.uuidString.lowercased()))

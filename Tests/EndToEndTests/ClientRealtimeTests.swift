@@ -4,6 +4,10 @@ import SoarCore
 import SoarTesting
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// SoarClient's realtime against `soar serve`: a user's own inserts arrive on their channel and
 /// another user's never do, broadcasts reach the other member, a refused binding says why, and
 /// the client comes back after the server restarts.
@@ -75,5 +79,66 @@ import Testing
         await ada.realtime.disconnect()
         await bob.realtime.disconnect()
         #expect(served.process.stop() == 0)
+    }
+
+    /// One user on two devices: a todo added on one shows on the other's screen, a notification
+    /// inserted for the user lands in the other's inbox with its route, and presence is shared.
+    @Test func theSameUsersOtherDeviceUpdatesLive() async throws {
+        let dir = TemporaryDirectory("soar-client-live")
+        let migrations = dir.path + "/migrations"
+        #expect(try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations]).status == 0)
+        try "alter publication supabase_realtime add table todos, notifications;\n"
+            .write(toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
+        let served = try ClientEndToEndTests.serve(dir, ["--port", "0", "--migrations", migrations])
+        defer { #expect(served.process.stop() == 0) }
+        let phone = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
+        let tablet = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
+        let email = ClientEndToEndTests.email()
+        let ada = try await phone.auth.signUp(email: email, password: "correct-horse").user.id
+        try await tablet.auth.signIn(email: email, password: "correct-horse")
+        defer { Task { await phone.realtime.disconnect(); await tablet.realtime.disconnect() } }
+
+        // Todos: the tablet's screen follows what the phone does.
+        let onTablet = TodosViewModel(repository: TodosRepository(remote: TodosRemoteDataSource(client: tablet)), userId: ada)
+        await onTablet.load()
+        let following = try #require(await onTablet.followChanges(), "\(onTablet.actionError ?? "")")
+        defer { following.cancel() }
+        let onPhone = TodosRepository(remote: TodosRemoteDataSource(client: phone))
+        let milk = try await onPhone.add(text: "milk", userId: ada).get()
+        #expect(await waitUntil { onTablet.state.value?.map(\.title) == ["milk"] })
+        _ = try await onPhone.toggle(milk).get()
+        #expect(await waitUntil { onTablet.state.value?.first?.completed == true })
+        try await onPhone.delete(milk).get()
+        #expect(await waitUntil { onTablet.state.value == [] })
+
+        // The inbox: a row the server writes for the user (a push to the phone) shows on the tablet.
+        let controller = NotificationsController(
+            center: FakeNotificationCenter(status: .authorized), registration: FakeRemoteRegistration(token: nil), routes: .seedApp)
+        let inbox = tablet.channel("inbox")
+        let merging = controller.followInbox(on: inbox)
+        defer { merging.cancel() }
+        try await inbox.subscribe()
+        let row = #"{"user_id":"\#(ada.uuidString.lowercased())","title":"Deal approved","payload":{"target_url":"/brands/7/hub"}}"#
+        var request = URLRequest(url: served.url.appendingPathComponent("rest/v1/notifications"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(row.utf8)
+        for (name, value) in ["apikey": served.service, "Authorization": "Bearer " + served.service, "Content-Type": "application/json"] {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        #expect(try await URLSessionTransport().send(request).1.statusCode == 201)
+        #expect(await waitUntil { controller.inbox.entries.first?.title == "Deal approved" })
+        #expect(controller.inbox.entries.first?.route.flatMap(PushRoute.init) == .brandHub(publicId: "7", tab: .overview))
+        #expect(controller.unreadCount == 1)
+
+        // Presence: both devices in one room see each other.
+        let phoneRoom = phone.channel("room")
+        let tabletRoom = tablet.channel("room")
+        try await phoneRoom.subscribe()
+        try await tabletRoom.subscribe()
+        try await phoneRoom.track(["device": "phone"])
+        try await tabletRoom.track(["device": "tablet"])
+        #expect(await waitUntil { Set(phoneRoom.presenceState.values.flatMap { $0 }.compactMap { $0.objectValue?["device"] }) == ["phone", "tablet"] })
+        try await tabletRoom.untrack()
+        #expect(await waitUntil { Set(phoneRoom.presenceState.values.flatMap { $0 }.compactMap { $0.objectValue?["device"] }) == ["phone"] })
     }
 }

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Where secrets live between launches (the session's tokens): the keychain on Apple platforms,
 /// a 0600 file on Linux, memory in tests.
 public protocol SecureStore: Sendable {
@@ -29,18 +23,7 @@ public struct FileSecureStore: SecureStore {
     }
 
     public func set(_ data: Data, for key: String) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let url = file(key)
-        // Created 0600 before the secret is written, then moved into place whole.
-        let temporary = directory.appendingPathComponent(".\(key).\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
-        }
-        // rename(2) replaces the old file in one step: a crash leaves the old secret or the new one.
-        guard rename(temporary.path, url.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-        }
+        try PrivateFile.write(data, to: file(key))
     }
 
     public func remove(_ key: String) throws {

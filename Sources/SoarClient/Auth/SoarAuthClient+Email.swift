@@ -68,7 +68,7 @@ extension SoarAuthClient {
             }
             let session = AuthSession(
                 accessToken: access, expiresIn: fields["expires_in"].flatMap(Int.init) ?? 3600, expiresAt: expiresAt, refreshToken: refresh, user: user)
-            await adopt(session)
+            try await adopt(session)
             return session
         }
         if fields["message"] != nil { return nil }

@@ -217,25 +217,35 @@ public actor SoarAuthClient {
             if (try? JSONValue.read(data).objectValue?["id"]) != nil { throw AppError(authCode: "email_not_confirmed") }
             throw AppError(.unknown, AppError.Messages.server, original: HTTPFailure(status: 200, body: data))
         }
-        await adopt(new)
+        try await adopt(new)
         return new
     }
 
     /// Makes `new` the current session; a switch to another user ends the old one, as a sign-out would.
-    func adopt(_ new: AuthSession) async {
+    ///
+    /// - Throws: ``AppError`` when the session works but could not be kept in the ``SecureStore``
+    ///   (the next launch would start signed out).
+    func adopt(_ new: AuthSession) async throws(AppError) {
         let old = currentSession
-        replace(new, .signedIn)
+        let unsaved = replace(new, .signedIn)
         if let old, old.user.id != new.user.id, await endSession(old) { await revoke(old) }
+        if let unsaved {
+            throw AppError(.unknown, "Signed in, but the session could not be kept on this device, so the next launch starts signed out.", original: unsaved)
+        }
     }
 
-    private func replace(_ new: AuthSession?, _ kind: AuthChange) {
+    /// - Returns: why the session could not be stored, if it could not.
+    @discardableResult
+    private func replace(_ new: AuthSession?, _ kind: AuthChange) -> (any Error)? {
         stored.withLock { $0 = new }
-        if let new, let data = try? JSONCoding.encode(new) {
-            try? store.set(data, for: Self.storageKey)
-        } else {
-            try? store.remove(Self.storageKey)
+        var unsaved: (any Error)?
+        do {
+            if let new { try store.set(try JSONCoding.encode(new), for: Self.storageKey) } else { try store.remove(Self.storageKey) }
+        } catch {
+            unsaved = error
         }
         events.yield((kind, new))
+        return unsaved
     }
 
     private static func session(from data: Data) throws(AppError) -> AuthSession {

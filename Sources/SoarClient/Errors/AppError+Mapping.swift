@@ -41,6 +41,9 @@ extension AppError {
         }
         let serverText = fields["msg"]?.stringValue ?? fields["message"]?.stringValue ?? fields["error_description"]?.stringValue
         switch status {
+        case 401 where serverText == "Invalid API key":
+            // The app's own key, not the user's session: no sign-in fixes it.
+            self.init(.authentication, Messages.invalidAPIKey, original: original)
         case 401, 403: self.init(.authentication, Messages.authentication, original: original)
         case 404: self.init(.notFound, Messages.notFound, original: original)
         case 406 where code == "PGRST116": self.init(.notFound, Messages.notFound, original: original)

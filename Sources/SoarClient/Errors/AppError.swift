@@ -37,6 +37,7 @@ extension AppError {
         public static let offline = "You seem to be offline. Check your connection and try again."
         public static let timedOut = "The server took too long to answer. Try again."
         public static let authentication = "Please sign in again."
+        public static let invalidAPIKey = "The server refused this app's API key (the anon key it was built with)."
         public static let invalidCredentials = "Incorrect email or password"
         public static let rateLimited = "Too many attempts. Wait a moment and try again."
         public static let notFound = "That item no longer exists."

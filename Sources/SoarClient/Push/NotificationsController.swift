@@ -85,7 +85,7 @@ public final class NotificationsController {
             pushToken = token.hex
             broadcast.yield(.tokenChanged(token.hex))
         }
-        await registrar?.tokenChanged(token.hex)
+        try? await registrar?.tokenChanged(token.hex)  // hex-encoded here, so always a token
     }
 
     /// `didFailToRegisterForRemoteNotificationsWithError`: kept for the debug screen.
@@ -139,6 +139,34 @@ public final class NotificationsController {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Keeps the inbox live across the user's devices: `notifications` rows inserted, updated or
+    /// deleted elsewhere (a push to another device, a read there) are merged as they arrive, and
+    /// the badge follows. Call it before `channel.subscribe()`; the channel's user sees only their
+    /// own rows, by the table's policies. The table must be in the `supabase_realtime` publication
+    /// (`alter publication supabase_realtime add table notifications;`), or `subscribe()` says so.
+    ///
+    /// - Returns: the task that merges; cancel it (or unsubscribe the channel) to stop.
+    public func followInbox(on channel: RealtimeChannel) -> Task<Void, Never> {
+        let changes = channel.changes(table: "notifications")
+        return Task { [weak self] in
+            for await change in changes {
+                guard let self else { return }
+                await self.inboxChanged(change)
+            }
+        }
+    }
+
+    func inboxChanged(_ change: DatabaseChange) async {
+        if change.type == "DELETE" {
+            guard let id = change.oldRecord?.objectValue?["id"]?.stringValue else { return }
+            inbox.remove(id)
+        } else {
+            guard let record = change.record, let entry = ServerInbox.entry(record) else { return }
+            inbox.insert(entry.routed(by: routes))
+        }
+        await center.setBadgeCount(inbox.unreadCount)
     }
 
     // MARK: the session

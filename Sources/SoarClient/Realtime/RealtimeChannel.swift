@@ -18,6 +18,22 @@ public struct DatabaseChange: Sendable, Equatable {
     }
 }
 
+/// A row change as a model: `Todo` inserted or updated, or the key of one deleted.
+public enum RowChange<Row: Sendable>: Sendable {
+    case insert(Row)
+    case update(Row)
+    /// The deleted row's primary key (the whole old row when the table's replica identity is full).
+    case delete(JSONValue)
+}
+
+extension RowChange: Equatable where Row: Equatable {}
+
+/// Who joined and left a channel's presence: each key's metas (what `track` sent).
+public struct PresenceChange: Sendable, Equatable {
+    public var joins: [String: [JSONValue]]
+    public var leaves: [String: [JSONValue]]
+}
+
 /// Where a channel stands, as supabase-swift names it.
 public enum ChannelStatus: Sendable, Equatable {
     case unsubscribed, subscribing, subscribed, unsubscribing
@@ -40,6 +56,9 @@ public final class RealtimeChannel: @unchecked Sendable {
     struct State {
         var changes: [ChangeBinding] = []
         var broadcasts: [(event: String, continuation: AsyncStream<JSONValue>.Continuation)] = []
+        var presenceListeners: [AsyncStream<PresenceChange>.Continuation] = []
+        /// Every present key's metas, kept from `presence_state` and `presence_diff`.
+        var presence: [String: [JSONValue]] = [:]
         var statusListeners: [AsyncStream<ChannelStatus>.Continuation] = []
         var joinRef: String?
         /// Subscribed by the app and not left: joined again after a reconnect.
@@ -75,6 +94,26 @@ public final class RealtimeChannel: @unchecked Sendable {
         return stream
     }
 
+    /// Row changes of `table` decoded as `Row` (`Todo`, `NotificationRow`…); a record that does not
+    /// decode is skipped. Ask before `subscribe()`.
+    public func changes<Row: Decodable & Sendable>(of type: Row.Type, event: String = "*", table: String, filter: String? = nil) -> AsyncStream<RowChange<Row>> {
+        let raw = changes(event: event, table: table, filter: filter)
+        return AsyncStream { continuation in
+            let task = Task {
+                for await change in raw {
+                    switch change.type {
+                    case "INSERT": if let row = try? change.decode(Row.self) { continuation.yield(.insert(row)) }
+                    case "UPDATE": if let row = try? change.decode(Row.self) { continuation.yield(.update(row)) }
+                    case "DELETE": continuation.yield(.delete(change.oldRecord ?? .null))
+                    default: break
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
     /// Broadcasts of `event` (`*`: all) on this channel.
     public func broadcasts(event: String = "*") -> AsyncStream<JSONValue> {
         let (stream, continuation) = AsyncStream<JSONValue>.makeStream()
@@ -94,6 +133,35 @@ public final class RealtimeChannel: @unchecked Sendable {
             _ = try await client.request(
                 topic: topic, event: "broadcast", payload: ["type": "broadcast", "event": .string(event), "payload": payload],
                 joinRef: state.withLock { $0.joinRef })
+        } catch { throw AppError.map(error) }
+    }
+
+    // MARK: presence
+
+    /// Who is present now, by key: the metas each member tracked.
+    public var presenceState: [String: [JSONValue]] { state.withLock { $0.presence } }
+
+    /// Joins and leaves of the channel's presence, starting with everyone present on joining.
+    public func presenceChange() -> AsyncStream<PresenceChange> {
+        let (stream, continuation) = AsyncStream<PresenceChange>.makeStream()
+        state.withLock { $0.presenceListeners.append(continuation) }
+        return stream
+    }
+
+    /// Tells the channel's members this client is here, with `meta` (a name, a status…);
+    /// tracking again replaces it.
+    public func track(_ meta: [String: JSONValue]) async throws(AppError) {
+        try await presence(["type": "presence", "event": "track", "payload": .object(meta)])
+    }
+
+    /// Leaves the channel's presence.
+    public func untrack() async throws(AppError) {
+        try await presence(["type": "presence", "event": "untrack"])
+    }
+
+    private func presence(_ payload: JSONValue) async throws(AppError) {
+        do {
+            _ = try await client.request(topic: topic, event: "presence", payload: payload, joinRef: state.withLock { $0.joinRef })
         } catch { throw AppError.map(error) }
     }
 
@@ -164,6 +232,25 @@ public final class RealtimeChannel: @unchecked Sendable {
             for listener in state.withLock({ $0.broadcasts }) where listener.event == "*" || listener.event == name {
                 listener.continuation.yield(fields["payload"] ?? [:])
             }
+        case "presence_state":
+            let everyone = Self.metas(payload)
+            let change = state.withLock { state -> PresenceChange in
+                let change = PresenceChange(joins: everyone, leaves: state.presence)
+                state.presence = everyone
+                return change
+            }
+            announce(change)
+        case "presence_diff":
+            let change = PresenceChange(joins: Self.metas(fields["joins"] ?? [:]), leaves: Self.metas(fields["leaves"] ?? [:]))
+            state.withLock { state in
+                for (key, metas) in change.leaves {
+                    let gone = Set(metas.compactMap { $0.objectValue?["phx_ref"] })
+                    state.presence[key]?.removeAll { gone.contains($0.objectValue?["phx_ref"] ?? .null) }
+                    if state.presence[key]?.isEmpty == true { state.presence[key] = nil }
+                }
+                for (key, metas) in change.joins { state.presence[key, default: []].append(contentsOf: metas) }
+            }
+            announce(change)
         case "phx_close", "phx_error":
             state.withLock { $0.wanted = false }
             set(.unsubscribed)
@@ -172,19 +259,31 @@ public final class RealtimeChannel: @unchecked Sendable {
         }
     }
 
+    private func announce(_ change: PresenceChange) {
+        for listener in state.withLock({ $0.presenceListeners }) { listener.yield(change) }
+    }
+
+    /// `{"key": {"metas": [...]}}` as each key's metas.
+    private static func metas(_ value: JSONValue) -> [String: [JSONValue]] {
+        (value.objectValue ?? [:]).mapValues { $0.objectValue?["metas"]?.arrayValue ?? [] }
+    }
+
     func finish() {
         set(.unsubscribed)
-        let (changes, broadcasts, listeners) = state.withLock { state in
+        let (changes, broadcasts, listeners, present) = state.withLock { state in
             defer {
                 state.changes = []
                 state.broadcasts = []
                 state.statusListeners = []
+                state.presenceListeners = []
+                state.presence = [:]
                 state.wanted = false
             }
-            return (state.changes, state.broadcasts, state.statusListeners)
+            return (state.changes, state.broadcasts, state.statusListeners, state.presenceListeners)
         }
         changes.forEach { $0.continuation.finish() }
         broadcasts.forEach { $0.continuation.finish() }
         listeners.forEach { $0.finish() }
+        present.forEach { $0.finish() }
     }
 }

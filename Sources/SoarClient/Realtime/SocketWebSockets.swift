@@ -72,9 +72,13 @@
         func send(_ text: String) async throws {
             let sent: Bool = lock.withLock { _ in
                 guard let context else { return false }
+                // wslay copies the message when it is queued: the bytes need to live only that long.
                 var bytes = Array(text.utf8)
-                var message = wslay_event_msg(opcode: UInt8(WSLAY_TEXT_FRAME.rawValue), msg: &bytes, msg_length: bytes.count)
-                guard wslay_event_queue_msg(context, &message) == 0 else { return false }
+                let queued = bytes.withUnsafeMutableBufferPointer { buffer in
+                    var message = wslay_event_msg(opcode: UInt8(WSLAY_TEXT_FRAME.rawValue), msg: buffer.baseAddress, msg_length: buffer.count)
+                    return wslay_event_queue_msg(context, &message)
+                }
+                guard queued == 0 else { return false }
                 return wslay_event_send(context) == 0
             }
             if !sent { throw WebSocketError("the realtime socket is closed") }

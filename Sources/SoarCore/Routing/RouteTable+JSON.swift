@@ -11,7 +11,9 @@ import Foundation
 extension RouteTable {
     /// Reads a table, refusing unknown keys and naming the row of any mistake.
     public init(json data: Data) throws(RouteTableError) {
-        guard let object = (try? JSONValue.read(data))?.objectValue else { throw RouteTableError("a route table is a JSON object") }
+        let value: JSONValue
+        do { value = try JSONValue.read(data) } catch { throw RouteTableError("not JSON: \(error.description)") }
+        guard let object = value.objectValue else { throw RouteTableError("a route table is a JSON object") }
         let known: Set<String> = ["schemes", "hosts", "payload_keys", "routes"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw RouteTableError("unknown key \"\(unknown)\" (known: \(known.sorted().joined(separator: ", ")))")
@@ -23,6 +25,10 @@ extension RouteTable {
         for (index, row) in rows.enumerated() {
             guard let fields = row.objectValue, let name = fields["name"]?.stringValue, let path = fields["path"]?.stringValue else {
                 throw RouteTableError("routes[\(index)] needs a \"name\" and a \"path\"")
+            }
+            let rowKeys: Set<String> = ["name", "path", "query", "parameters"]
+            if let unknown = fields.keys.sorted().first(where: { !rowKeys.contains($0) }) {
+                throw RouteTableError("routes[\(index)] (\(name)): unknown key \"\(unknown)\" (known: \(rowKeys.sorted().joined(separator: ", ")))")
             }
             var constants: [String: String] = [:]
             for (key, value) in fields["parameters"]?.objectValue ?? [:] {

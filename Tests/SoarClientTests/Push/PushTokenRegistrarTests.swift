@@ -29,9 +29,9 @@ import Testing
         let ada = ClientFixture.email(), bob = ClientFixture.email()
         try await fixture.another().auth.signUp(email: bob, password: "correct-horse")
         let adaID = try await fixture.client.auth.signUp(email: ada, password: "correct-horse").user.id.uuidString.lowercased()
-        await registrar.tokenChanged(token)
+        try await registrar.tokenChanged(token)
         #expect(try await rows(fixture) == ["\(adaID):\(token):sandbox"])
-        await registrar.tokenChanged(token)
+        try await registrar.tokenChanged(token)
         #expect(try await rows(fixture).count == 1, "registering again is idempotent")
 
         let bobID = try await fixture.client.auth.signIn(email: bob, password: "correct-horse").user.id.uuidString.lowercased()
@@ -47,7 +47,7 @@ import Testing
         let (registrar, following) = await registrar(fixture)
         defer { following.cancel() }
         let adaID = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id.uuidString.lowercased()
-        await registrar.tokenChanged(token)
+        try await registrar.tokenChanged(token)
         fixture.transport.offline = true
         await fixture.client.auth.signOut()
         #expect(fixture.client.auth.currentSession == nil, "signing out works offline")
@@ -69,7 +69,7 @@ import Testing
         defer { following.cancel() }
         let user = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
         registry.fail(with: AppError(status: 404, body: Data(#"{"code":"PGRST205","message":"Could not find the table"}"#.utf8)))
-        await registrar.tokenChanged(token)
+        try await registrar.tokenChanged(token)
         #expect(await registrar.registered == nil && registry.rows.isEmpty)
         registry.fail(with: nil)
         await registrar.retry()
@@ -81,7 +81,7 @@ import Testing
         let (registrar, following) = await registrar(fixture, registry: CreatorAPIDeviceTokens(client: fixture.client))
         defer { following.cancel() }
         let id = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id.uuidString.lowercased()
-        await registrar.tokenChanged(token)
+        try await registrar.tokenChanged(token)
         #expect(try await rows(fixture) == ["\(id):\(token):sandbox"])
         await fixture.client.auth.signOut()
         #expect(try await rows(fixture).isEmpty)
@@ -93,7 +93,7 @@ import Testing
         let (registrar, following) = await registrar(fixture, registry: registry)
         defer { following.cancel() }
         let ada = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
-        await registrar.tokenChanged(token)
+        try await registrar.tokenChanged(token)
         registry.fail(with: AppError.network())
         await fixture.client.auth.signOut()
         #expect(await registrar.hasPendingWipe)
@@ -107,6 +107,19 @@ import Testing
         #expect(await !registrar.hasPendingWipe)
     }
 
+    @Test func textThatIsNotATokenIsRefusedAndTheRowStays() async throws {
+        let fixture = try ClientFixture()
+        let (registrar, following) = await registrar(fixture)
+        defer { following.cancel() }
+        try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
+        try await registrar.tokenChanged(token)
+        let refused = await #expect(throws: AppError.self) { try await registrar.tokenChanged("nothex") }
+        #expect(refused?.message.contains("Not a device token") == true && refused?.code == .validation)
+        #expect(await registrar.token == token)
+        await fixture.client.auth.signOut()
+        #expect(try await rows(fixture).isEmpty, "the real token's row is the one wiped")
+    }
+
     @Test func aSignOutNeverLeavesTheUsersRowBehind() async throws {
         let fixture = try ClientFixture()
         let (registrar, following) = await registrar(fixture)
@@ -116,7 +129,7 @@ import Testing
             // A token and a sign-out arriving together: the wipe must win.
             async let registering: Void = registrar.tokenChanged(token)
             async let signingOut: Void = fixture.client.auth.signOut()
-            _ = await (registering, signingOut)
+            _ = try await (registering, signingOut)
             await registrar.retry()
             #expect(try await rows(fixture).isEmpty)
         }

@@ -40,6 +40,9 @@ import Testing
 
     @Test(arguments: [
         (#"[]"#, "a route table is a JSON object"),
+        (#"{"schemes": ["x",}"#, "not JSON: "),
+        ("", "not JSON: "),
+        (#"{"schemes": ["a"], "routes": [{"name": "a", "path": "/a", "paramters": {}}]}"#, "routes[0] (a): unknown key \"paramters\""),
         (#"{"schemes": ["a"], "routes": [], "extra": 1}"#, "unknown key \"extra\""),
         (#"{"routes": [{"name": "a", "path": "/a"}]}"#, "\"schemes\" needs at least one URL scheme"),
         (#"{"schemes": ["a"], "routes": []}"#, "\"routes\" needs at least one route"),

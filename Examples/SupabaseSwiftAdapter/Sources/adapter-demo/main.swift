@@ -33,7 +33,7 @@ let registrar = PushTokenRegistrar(
     environment: "sandbox")
 let following = await registrar.start()
 let token = String(repeating: "5eed", count: 16)
-await registrar.tokenChanged(token)
+try await registrar.tokenChanged(token)
 print("3. registered: \(await registrar.registered?.token.prefix(8) ?? "nothing")")
 
 let controller = await NotificationsController(

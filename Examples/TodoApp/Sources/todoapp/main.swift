@@ -31,7 +31,8 @@ guard !arguments.isEmpty, !["-h", "--help", "help"].contains(arguments[0]) else 
 let command = arguments.removeFirst()
 guard let url = URL(string: environment["TODOAPP_URL"] ?? "http://127.0.0.1:54321") else { fail("TODOAPP_URL is not a URL") }
 let home = URL(fileURLWithPath: environment["TODOAPP_HOME"] ?? NSHomeDirectory() + "/.todoapp")
-let app = TodoApp(url: url, anonKey: environment["TODOAPP_ANON_KEY"] ?? "", folder: home)
+guard let anonKey = environment["TODOAPP_ANON_KEY"], !anonKey.isEmpty else { fail("set TODOAPP_ANON_KEY to the server's anon key (soar serve prints it)") }
+let app = TodoApp(url: url, anonKey: anonKey, folder: home)
 let following = await app.registrar.start()  // a sign-out below deletes this device's row first
 
 @MainActor func argument(_ name: String) -> String {
@@ -41,18 +42,23 @@ let following = await app.registrar.start()  // a sign-out below deletes this de
 
 @MainActor func todo(_ prefix: String) async throws(AppError) -> Todo {
     let fetched = try await app.todos.list(userId: try app.user().id).get()
+    guard !prefix.isEmpty else { fail("give the first characters of a todo's id (todoapp todos shows them)") }
     let found = fetched.value.filter { $0.id.uuidString.lowercased().hasPrefix(prefix.lowercased()) }
-    guard found.count == 1 else { fail(found.isEmpty ? "no todo starts with \(prefix)" : "\(prefix) names \(found.count) todos") }
+    guard found.count == 1 else { fail(found.isEmpty ? "no todo's id starts with \(prefix)" : "\(prefix) starts \(found.count) todos' ids: give more of one") }
     return found[0]
 }
 
 @MainActor func run(_ command: String) async throws(AppError) {
     switch command {
-    case "sign-up": print("signed up \(try await app.client.auth.signUp(email: argument("EMAIL"), password: argument("PASSWORD")).user.email ?? "")")
-    case "sign-in": print("signed in \(try await app.client.auth.signIn(email: argument("EMAIL"), password: argument("PASSWORD")).user.email ?? "")")
+    case "sign-up":
+        print("signed up \(try await app.client.auth.signUp(email: argument("EMAIL"), password: argument("PASSWORD")).user.email ?? "")")
+        await app.registrar.retry()  // this device's token, if it has one, now belongs to the new user
+    case "sign-in":
+        print("signed in \(try await app.client.auth.signIn(email: argument("EMAIL"), password: argument("PASSWORD")).user.email ?? "")")
+        await app.registrar.retry()
     case "sign-out":
         await app.client.auth.signOut()
-        print(await app.registrar.hasPendingWipe ? "signed out (this device's row is deleted on the next run)" : "signed out")
+        print(await app.registrar.hasPendingWipe ? "signed out (this device's row could not be deleted yet: the next run tries again)" : "signed out")
     case "whoami": print(try app.user().email ?? "anonymous")
     case "todos":
         let fetched = try await app.todos.list(userId: try app.user().id).get()
@@ -73,18 +79,23 @@ let following = await app.registrar.start()  // a sign-out below deletes this de
         print("sent \(sent), waiting \(await app.queue.pending.count)")
         for refusal in await app.queue.rejected { print("refused \(refusal.write.summary): \(refusal.error.message)") }
     case "name":
-        try await app.profile.update(.fullName, to: argument("FULL-NAME"), userId: try app.user().id).get()
-        print("saved")
+        let profile = try await app.profile.update(.fullName, to: argument("FULL-NAME"), userId: try app.user().id).get()
+        print("saved \(profile.fullName ?? "")")
     case "register-device":
         _ = try app.user()
-        await app.registrar.tokenChanged(argument("HEX"))
-        guard let row = await app.registrar.registered else { fail("the token was not registered (see the server's log)") }
+        let hex = argument("HEX")
+        try await app.registrar.tokenChanged(hex)
+        guard let row = await app.registrar.registered, row.token == hex.lowercased() else {
+            fail("the token was not registered yet (the server could not be reached or refused it): the next run tries again")
+        }
         print("registered \(row.token.prefix(8))… for \(row.userId.uuidString.lowercased())")
     case "test-push":
+        _ = try app.user()
         let link = arguments.isEmpty ? "todoapp:///inbox" : argument("LINK")
         let result = try await PushTestSender(client: app.client).send(PushTestRequest(title: "Hello", body: "From todoapp", deeplink: link)).get()
         print("sent \(result.sent), delivered \(result.delivered), failed \(result.failed)" + (result.message.map { ": \($0)" } ?? ""))
     case "inbox":
+        _ = try app.user()
         for entry in try await app.inboxEntries() {
             let screen = entry.route.map { AppRoutes.table.describe($0) } ?? "no screen"
             print("\(entry.isRead ? " " : "*") \(entry.title ?? "") -> \(screen)")

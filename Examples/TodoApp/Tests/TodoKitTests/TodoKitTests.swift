@@ -41,7 +41,7 @@ import TodoKit
         let following = await app.registrar.start()
         defer { following.cancel() }
         try await app.client.auth.signUp(email: "ada@example.com", password: "correct-horse")
-        await app.registrar.tokenChanged(String(repeating: "ab", count: 32))
+        try await app.registrar.tokenChanged(String(repeating: "ab", count: 32))
         #expect(backend.rows("device_tokens").count == 1)
         await app.client.auth.signOut()
         let waiting = await app.registrar.hasPendingWipe

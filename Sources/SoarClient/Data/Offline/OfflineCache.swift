@@ -1,6 +1,7 @@
 import Foundation
 
-/// The last answer of each read, kept on disk byte for byte, so screens still show something offline.
+/// The last answer of each read, kept on disk byte for byte (0600 files in a 0700 folder), so
+/// screens still show something offline.
 public struct OfflineCache: Sendable {
     public let directory: URL
 
@@ -9,8 +10,7 @@ public struct OfflineCache: Sendable {
     }
 
     public func save(_ data: Data, for key: String) {
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try? data.write(to: file(key), options: .atomic)
+        try? PrivateFile.write(data, to: file(key))
     }
 
     /// The saved answer and when it was saved (the file's modification time), or nil.

@@ -116,7 +116,6 @@ public actor WriteQueue {
     }
 
     private func save() {
-        try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if let data = try? JSONCoding.encode(queue) { try? data.write(to: file, options: .atomic) }
+        if let data = try? JSONCoding.encode(queue) { try? PrivateFile.write(data, to: file) }
     }
 }

@@ -8,6 +8,15 @@ public protocol TodosRemoteDataSourceProtocol: Sendable {
     func setCompleted(id: UUID, _ completed: Bool) async throws(AppError)
     func delete(id: UUID) async throws(AppError)
     func setSortOrder(id: UUID, _ sortOrder: Int) async throws(AppError)
+    /// The user's todos as they change elsewhere (another device), once subscribed.
+    func liveChanges(userId: UUID) async throws(AppError) -> AsyncStream<RowChange<Todo>>
+}
+
+extension TodosRemoteDataSourceProtocol {
+    /// No live changes: a data source without realtime says so.
+    public func liveChanges(userId: UUID) async throws(AppError) -> AsyncStream<RowChange<Todo>> {
+        throw AppError(.unknown, "Live updates are not available here.")
+    }
 }
 
 /// `todos` through the data API; with a cache and a write queue, it keeps working offline.
@@ -62,6 +71,16 @@ public struct TodosRemoteDataSource: TodosRemoteDataSourceProtocol {
         try await write(client.from("todos").update(["sort_order": sortOrder]).eq("id", value: id)) { todos in
             for index in todos.indices where todos[index].id == id { todos[index].sortOrder = sortOrder }
         }
+    }
+
+    /// Follows `todos` rows of `userId` over realtime (channel `todos:<user>`); the table must be
+    /// in the `supabase_realtime` publication, or the server's reason is thrown.
+    public func liveChanges(userId: UUID) async throws(AppError) -> AsyncStream<RowChange<Todo>> {
+        let user = userId.uuidString.lowercased()
+        let channel = client.channel("todos:" + user)
+        let changes = channel.changes(of: Todo.self, table: "todos", filter: "user_id=eq." + user)
+        try await channel.subscribe()
+        return changes
     }
 
     /// Sends (or queues) a write, then applies it to the cached list. Either way, an update or

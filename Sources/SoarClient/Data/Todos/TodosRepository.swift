@@ -9,6 +9,8 @@ public protocol TodosRepositoryProtocol: Sendable {
     func delete(_ todo: Todo) async -> AppResult<Void>
     /// Stores the given order: each todo's `sort_order` becomes its index.
     func reorder(_ todos: [Todo]) async -> AppResult<[Todo]>
+    /// The user's todos as they change elsewhere, or why they cannot be followed.
+    func liveChanges(userId: UUID) async -> AppResult<AsyncStream<RowChange<Todo>>>
 }
 
 /// The todos feature's rules: titles are trimmed and checked, a new todo goes last (`sort_order`
@@ -21,6 +23,10 @@ public struct TodosRepository: TodosRepositoryProtocol {
 
     public init(remote: any TodosRemoteDataSourceProtocol) {
         self.remote = remote
+    }
+
+    public func liveChanges(userId: UUID) async -> AppResult<AsyncStream<RowChange<Todo>>> {
+        await AppResult { try await remote.liveChanges(userId: userId) }
     }
 
     public func list(userId: UUID) async -> AppResult<Fetched<[Todo]>> {

@@ -30,6 +30,38 @@ public final class TodosViewModel {
         }
     }
 
+    /// Shows changes made elsewhere (another device) as they arrive: rows inserted or changed are
+    /// placed by `sort_order`, deleted ones go. When live updates cannot be had, `actionError`
+    /// says why and the list stays as loaded.
+    ///
+    /// - Returns: the task that applies them; cancel it to stop.
+    @discardableResult
+    public func followChanges() async -> Task<Void, Never>? {
+        switch await repository.liveChanges(userId: userId) {
+        case .failure(let error):
+            actionError = error.message
+            return nil
+        case .success(let changes):
+            return Task { [weak self] in
+                for await change in changes { self?.apply(change) }
+            }
+        }
+    }
+
+    func apply(_ change: RowChange<Todo>) {
+        guard var todos = state.value else { return }
+        switch change {
+        case .insert(let todo), .update(let todo):
+            todos.removeAll { $0.id == todo.id }
+            todos.append(todo)
+            todos.sort { ($0.sortOrder, $0.createdAt ?? .distantFuture) < ($1.sortOrder, $1.createdAt ?? .distantFuture) }
+        case .delete(let key):
+            guard let id = key.objectValue?["id"]?.stringValue.flatMap(UUID.init(uuidString:)) else { return }
+            todos.removeAll { $0.id == id }
+        }
+        state = .data(todos)
+    }
+
     public func add(_ text: String) async {
         apply(await repository.add(text: text, userId: userId)) { todos, todo in todos.append(todo) }
     }

@@ -86,5 +86,7 @@ public struct Inbox: Sendable, Hashable {
         return true
     }
 
+    public mutating func remove(_ id: String) { entries.removeAll { $0.id == id } }
+
     public mutating func removeAll() { entries = [] }
 }

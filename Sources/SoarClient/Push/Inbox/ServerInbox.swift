@@ -36,11 +36,18 @@ public struct ServerInbox: InboxSyncing {
 
     public func fetch() async throws(AppError) -> [InboxEntry] {
         let rows: [Row] = try await client.from("notifications").select().order("created_at", ascending: false).limit(Inbox.capacity).execute().value
-        return rows.map { row in
-            InboxEntry(
-                id: row.id, title: row.title, body: row.body, data: row.payload ?? [:], receivedAt: row.createdAt,
-                isRead: row.readAt != nil || row.openedAt != nil, isOnServer: true)
-        }
+        return rows.map(Self.entry)
+    }
+
+    /// A `notifications` row (as a realtime change carries it) as an inbox entry; nil when it is not one.
+    public static func entry(_ record: JSONValue) -> InboxEntry? {
+        (try? JSONCoding.decode(Row.self, from: record.jsonData)).map(entry)
+    }
+
+    private static func entry(_ row: Row) -> InboxEntry {
+        InboxEntry(
+            id: row.id, title: row.title, body: row.body, data: row.payload ?? [:], receivedAt: row.createdAt,
+            isRead: row.readAt != nil || row.openedAt != nil, isOnServer: true)
     }
 
     public func markRead(_ id: String, at date: Date) async throws(AppError) {

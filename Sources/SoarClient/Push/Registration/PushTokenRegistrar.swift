@@ -66,11 +66,13 @@ public actor PushTokenRegistrar {
     /// True while a deletion waits to be retried.
     public var hasPendingWipe: Bool { !state.pendingWipes.isEmpty }
 
-    /// Follows the session: wipes as a session ends, registers after one begins.
+    /// Follows the session: wipes as a session ends, registers after one begins. Wipes left from
+    /// before (a sign-out while offline) are tried again at once.
     ///
     /// - Returns: the task that follows sign-ins; cancel it to stop.
     public func start() async -> Task<Void, Never> {
         await auth.onSessionEnd { [weak self] ending in await self?.wipe(ending) ?? true }
+        await retry()
         let changes = auth.authStateChanges
         return Task { [weak self] in
             for await (event, _) in changes where event != .signedOut {
@@ -79,9 +81,15 @@ public actor PushTokenRegistrar {
         }
     }
 
-    /// Takes a new device token (lowercase hex) and registers it for the signed-in user.
-    public func tokenChanged(_ hex: String) async {
-        await serially { await $0.takeToken(hex) }
+    /// Takes a new device token (hex, as APNs' bytes hex-encoded) and registers it for the
+    /// signed-in user.
+    ///
+    /// - Throws: ``AppError`` `.validation` for text that is not a device token; the token and row
+    ///   at hand stay as they were.
+    public func tokenChanged(_ hex: String) async throws(AppError) {
+        let token: PushToken
+        do { token = try PushToken(hex: hex) } catch { throw AppError(.validation, "Not a device token: \(error.description).") }
+        await serially { await $0.takeToken(token.hex) }
     }
 
     /// Finishes failed wipes, then a missing registration; call it when the network returns.
