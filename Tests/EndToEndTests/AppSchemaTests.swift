@@ -112,7 +112,7 @@ import Testing
         try """
             import Foundation
             func use() throws {
-                let note = try JSONDecoder().decode(Note.self, from: Data(#"{"id":1,"team_id":"6e1e5a8f-1a4b-4c66-9d2b-2f1f0e7d9a10","author_id":"6e1e5a8f-1a4b-4c66-9d2b-2f1f0e7d9a11","kind":"idea","body":"x","pinned":false,"created_at":0}"#.utf8))
+                let note = try JSONDecoder().decode(Database.Note.self, from: Data(#"{"id":1,"team_id":"6e1e5a8f-1a4b-4c66-9d2b-2f1f0e7d9a10","author_id":"6e1e5a8f-1a4b-4c66-9d2b-2f1f0e7d9a11","kind":"idea","body":"x","pinned":false,"created_at":0}"#.utf8))
                 _ = note.kind == .idea && note.id == 1
             }
             """.write(toFile: usage, atomically: true, encoding: .utf8)

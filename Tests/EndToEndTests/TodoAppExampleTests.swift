@@ -52,4 +52,14 @@ import Testing
         #expect(try await ClientEndToEndTests.get(rows, key: served.service).arrayValue?.isEmpty == true)
         #expect(served.process.stop() == 0)
     }
+
+    /// The example's generated types are what `soar gen types swift` prints for the starter today.
+    @Test func theExamplesGeneratedTypesAreCurrent() throws {
+        let dir = TemporaryDirectory("soar-todoapp-types")
+        let generated = try ProcessRunner.run(SoarBinary.path, ["gen", "types", "swift", "--db", dir.path + "/soar.db"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let file = URL(fileURLWithPath: Self.binary).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/TodoKit/Database.swift")
+        #expect(try String(contentsOf: file, encoding: .utf8) == generated.stdout, "run: soar gen types swift > Examples/TodoApp/Sources/TodoKit/Database.swift")
+    }
 }
