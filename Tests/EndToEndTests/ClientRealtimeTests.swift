@@ -141,4 +141,29 @@ import Testing
         try await tabletRoom.untrack()
         #expect(await waitUntil { Set(phoneRoom.presenceState.values.flatMap { $0 }.compactMap { $0.objectValue?["device"] }) == ["phone"] })
     }
+
+    /// Access tokens that last 3 s: the client refreshes ahead of expiry while its socket is in
+    /// use and the new token reaches the joined channel (`access_token`), so it stays open past
+    /// the first token's expiry and keeps delivering.
+    @Test func aRefreshedTokenKeepsTheChannelOpen() async throws {
+        let dir = TemporaryDirectory("soar-client-refresh")
+        let migrations = dir.path + "/migrations"
+        #expect(try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations]).status == 0)
+        try "alter publication supabase_realtime add table todos;\n".write(toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
+        let served = try ClientEndToEndTests.serve(dir, ["--port", "0", "--migrations", migrations], environment: ["GOTRUE_JWT_EXP": "3"])
+        defer { #expect(served.process.stop() == 0) }
+        let client = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore(), refreshMargin: 2)
+        let first = try await client.auth.signUp(email: ClientEndToEndTests.email(), password: "correct-horse")
+        defer { Task { await client.realtime.disconnect() } }
+        let channel = client.channel("mine")
+        let changes = channel.changes(event: "INSERT", table: "todos")
+        try await channel.subscribe()
+        let closed = channel.statusChange
+        // The first token's expiry passes (the server closes channels whose token has expired).
+        #expect(await waitUntil(within: .seconds(5)) { Date().timeIntervalSince1970 > Double(first.expiresAt) + 1 })
+        _ = try await client.from("todos").insert(NewTodo(title: "still here")).execute()
+        let change = await Self.first(changes)
+        #expect(change?.record?.objectValue?["title"] == "still here", "the channel outlived the first token")
+        #expect(await Self.first(closed, within: 0.2) { $0 == .unsubscribed } == nil)
+    }
 }

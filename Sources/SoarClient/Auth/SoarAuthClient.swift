@@ -12,9 +12,9 @@ public actor SoarAuthClient {
 
     let backend: Backend
     let store: any SecureStore
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     /// A token this close to its expiry is refreshed before it is used.
-    private let refreshMargin: TimeInterval
+    let refreshMargin: TimeInterval
     private let events = Broadcast<(event: AuthChange, session: AuthSession?)>()
     private var refreshing: Task<AuthSession, any Error>?
     private var sessionEndHandlers: [@Sendable (AuthSession) async -> Bool] = []

@@ -72,6 +72,7 @@ public final class RealtimeChannel: @unchecked Sendable {
     }
 
     var wasJoined: Bool { state.withLock { $0.wanted } }
+    var joinRef: String? { state.withLock { $0.joinRef } }
 
     /// The channel's status now.
     public var status: ChannelStatus { state.withLock { $0.status } }

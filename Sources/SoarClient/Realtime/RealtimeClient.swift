@@ -16,6 +16,7 @@ public actor RealtimeClient {
     private var nextRef = 0
     private var tasks: [Task<Void, Never>] = []
     private var closed = false
+    private var followingAuth = false
 
     init(url: URL, apiKey: String, auth: SoarAuthClient?, connector: any WebSocketConnecting) {
         self.url = url
@@ -89,6 +90,12 @@ public actor RealtimeClient {
         connection = socket
         tasks.append(Task { await self.receive(from: socket) })
         tasks.append(Task { await self.heartbeat() })
+        if !followingAuth, let auth {
+            followingAuth = true
+            let changes = auth.authStateChanges
+            tasks.append(Task { for await (event, session) in changes { await self.tokenChanged(event, session) } })
+            tasks.append(Task { await self.keepTokenFresh(auth) })
+        }
         return socket
     }
 
@@ -138,6 +145,35 @@ public actor RealtimeClient {
                 return
             }
             delay = min(delay * 2, 30)
+        }
+    }
+
+    /// A refreshed token, a new sign-in or a sign-out reaches every joined channel, as Supabase's
+    /// clients send it (`access_token`), so the server keeps the channel open past the old
+    /// token's expiry and reads rows as the right user.
+    private func tokenChanged(_ event: AuthChange, _ session: AuthSession?) async {
+        guard event != .initialSession, let socket = connection else { return }
+        let token = session?.accessToken ?? apiKey
+        for (topic, channel) in channels.withLock({ $0 }) where channel.wasJoined {
+            nextRef += 1
+            let text = String(decoding: JSONValue.object([
+                "topic": .string(topic), "event": "access_token", "payload": ["access_token": .string(token)],
+                "ref": .string(String(nextRef)), "join_ref": channel.joinRef.map { .string($0) } ?? .null,
+            ]).jsonData, as: UTF8.self)
+            try? await socket.send(text)
+        }
+    }
+
+    /// Refreshes the session shortly before its access token expires while the socket is in
+    /// use, as Supabase's clients do, so joined channels get the new token in time.
+    private func keepTokenFresh(_ auth: SoarAuthClient) async {
+        while !Task.isCancelled && !closed {
+            var wait: TimeInterval = 30
+            if let session = auth.currentSession {
+                wait = max(0.5, session.expiry.timeIntervalSince(auth.now()) - auth.refreshMargin)
+            }
+            try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+            if !Task.isCancelled, auth.currentSession != nil { _ = try? await auth.session }
         }
     }
 
