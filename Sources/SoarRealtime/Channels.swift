@@ -155,6 +155,20 @@ final class Channels {
         if channel.broadcastAck { client.send(message.reply("ok")) }
     }
 
+    /// A broadcast pushed in a binary frame: delivered binary to `vsn=2.0.0` members, as text to
+    /// the others; acknowledged when the sender asked for `ack`.
+    func relay(_ push: BinaryBroadcast, _ client: Client) {
+        let reply = { (status: String, response: JSONValue) in
+            PhoenixMessage(joinRef: push.joinRef, ref: push.ref, topic: push.topic, event: "phx_reply", payload: ["status": .string(status), "response": response])
+        }
+        guard let channel = client.joined[push.topic] else {
+            client.send(reply("error", ["reason": "unmatched topic"]))
+            return
+        }
+        for member in (members[push.topic] ?? [:]).values where member !== client || channel.broadcastSelf { member.send(push) }
+        if channel.broadcastAck, push.ref != nil { client.send(reply("ok", [:])) }
+    }
+
     /// Sends a broadcast to every socket on `topic` (the sender only when it asked for `self`).
     func broadcast(topic: String, event: String, payload: JSONValue, from sender: Client?, includeSender: Bool = false) {
         for member in (members[topic] ?? [:]).values where member !== sender || includeSender {

@@ -156,7 +156,22 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
         }
         client.messagesInWindow += 1
         guard case .text(let data) = message else {
-            client.send(PhoenixMessage(topic: "phoenix", event: "phx_error", payload: ["reason": "binary frames are not taken yet: send text"]))
+            guard case .binary(let frame) = message, client.version == .v2 else {
+                client.send(PhoenixMessage(topic: "phoenix", event: "phx_error", payload: ["reason": "binary frames need vsn=2.0.0"]))
+                return
+            }
+            do {
+                let push = try BinaryBroadcast.decodePush(frame)
+                guard client.messagesInWindow <= limits.messagesPerSecond else {
+                    client.send(PhoenixMessage(joinRef: push.joinRef, ref: push.ref, topic: push.topic, event: "phx_reply", payload: [
+                        "status": "error", "response": ["reason": .string("Too many messages per second: at most \(limits.messagesPerSecond) a socket")],
+                    ]))
+                    return
+                }
+                channels.relay(push, client)
+            } catch {
+                client.webSocket?.close(code: 1007, reason: error.description)
+            }
             return
         }
         do {
@@ -298,5 +313,16 @@ final class Client {
     func send(_ message: PhoenixMessage) {
         guard let webSocket else { return }
         if !webSocket.send(.text(message.encoded(version))) { tooSlow = true }
+    }
+
+    /// A broadcast that came in a binary frame: binary to a `vsn=2.0.0` socket, text to another.
+    func send(_ broadcast: BinaryBroadcast) {
+        guard let webSocket else { return }
+        guard version == .v2 else {
+            return send(PhoenixMessage(
+                joinRef: joined[broadcast.topic]?.joinRef, topic: broadcast.topic, event: "broadcast",
+                payload: ["type": "broadcast", "event": .string(broadcast.event), "payload": broadcast.textPayload]))
+        }
+        if !webSocket.send(.binary(broadcast.delivery)) { tooSlow = true }
     }
 }

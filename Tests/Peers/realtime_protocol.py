@@ -75,6 +75,35 @@ async def main():
     heard = await next_message(good)
     expect(heard["event"] == "broadcast" and heard["payload"]["event"] == "e", f"v1 hears v2: {heard}")
 
+    # vsn 2.0.0 binary broadcasts (kind 3 in, kind 4 out), as supabase-swift and supabase-js send
+    # them: JSON (encoding 1) and bytes (encoding 0); a vsn 1.0.0 member hears them as text.
+    def push(event, payload, encoding, ref="9"):
+        fields = [b"1", ref.encode(), b"realtime:a", event.encode(), b""]
+        return bytes([3] + [len(f) for f in fields] + [encoding]) + b"".join(fields) + payload
+    await v2.send(push("j", b'{"n": 2}', 1))
+    frame = await asyncio.wait_for(v2.recv(), 5)
+    expect(isinstance(frame, bytes) and frame[0] == 4 and frame[4] == 1, f"kind 4, JSON: {frame!r}")
+    topic_len, event_len, meta_len = frame[1], frame[2], frame[3]
+    body = frame[5 + topic_len + event_len + meta_len:]
+    expect(frame[5:5 + topic_len] == b"realtime:a" and frame[5 + topic_len:5 + topic_len + event_len] == b"j" and json.loads(body) == {"n": 2}, f"delivery: {frame!r}")
+    heard = await next_message(good)
+    expect(heard["payload"] == {"type": "broadcast", "event": "j", "payload": {"n": 2}}, f"v1 hears a binary JSON broadcast: {heard}")
+    await v2.send(push("b", bytes([0, 255, 7]), 0))
+    frame = await asyncio.wait_for(v2.recv(), 5)
+    expect(frame[0] == 4 and frame[4] == 0 and frame.endswith(bytes([0, 255, 7])), f"kind 4, bytes: {frame!r}")
+    heard = await next_message(good)
+    expect(heard["payload"]["payload"] == {"binary": "AP8H"}, f"v1 hears bytes as base64: {heard}")
+    await good.send(b"\x03binary on vsn 1")
+    told = await next_message(good)
+    expect(told["event"] == "phx_error" and "vsn=2.0.0" in told["payload"]["reason"], f"binary on v1: {told}")
+    broken = await connect("2.0.0")
+    await broken.send(bytes([3, 9, 9, 9, 9, 9, 1]) + b"short")
+    try:
+        await asyncio.wait_for(broken.recv(), 5)
+        expect(False, "a short binary frame closes its socket")
+    except websockets.ConnectionClosed as closed:
+        expect(closed.rcvd and closed.rcvd.code == 1007, f"short binary frame: {closed.rcvd}")
+
     # Channels per socket: the 101st join is refused.
     many = await connect()
     for batch in range(2):  # 50 joins a second at most

@@ -50,13 +50,12 @@ public final class SupabaseSessions: SessionProviding {
     }
 
     /// Runs the session-end handlers as the ending session, then signs out with supabase-swift
-    /// (the server's session is kept when a handler must finish later with its refresh token).
+    /// (`scope: .local`: this device's session ends on the server too; offline, only here, so a
+    /// handler's unfinished work can still use its refresh token later).
     public func signOut() async throws {
         guard let ending = currentSession else { return }
-        var finished = true
-        for handler in handlers.all where !(await handler(ending)) { finished = false }
-        try await client.auth.signOut(scope: finished ? .local : .others)
-        if finished { await revoke(ending) }
+        for handler in handlers.all { _ = await handler(ending) }
+        try await client.auth.signOut(scope: .local)
     }
 
     public func exchange(refreshToken: String) async throws(AppError) -> AuthSession {

@@ -14,10 +14,12 @@ guard arguments.count == 3, let url = URL(string: arguments[1]) else {
     exit(2)
 }
 let files = FileManager.default.temporaryDirectory.appendingPathComponent("adapter-demo-\(UUID().uuidString)")
+let logger: (any SupabaseLogger)? = ProcessInfo.processInfo.environment["ADAPTER_DEBUG"] == nil ? nil : PrintLogger()
 let supabase = SupabaseClient(
     supabaseURL: url, supabaseKey: arguments[2],
-    options: SupabaseClientOptions(auth: .init(
-        storage: SecureStoreStorage(FileSecureStore(directory: files.appendingPathComponent("session"))), emitLocalSessionAsInitialSession: true)))
+    options: SupabaseClientOptions(
+        auth: .init(storage: SecureStoreStorage(FileSecureStore(directory: files.appendingPathComponent("session"))), emitLocalSessionAsInitialSession: true),
+        global: .init(logger: logger)))
 let sessions = SupabaseSessions(client: supabase, supabaseURL: url, supabaseKey: arguments[2])
 
 let email = "adapter-\(UUID().uuidString.prefix(8).lowercased())@example.com"
@@ -49,3 +51,15 @@ try await sessions.signOut()
 let rows: [DeviceToken] = try await supabase.from("device_tokens").select().execute().value
 print("6. signed out: \(await registrar.hasPendingWipe ? "the wipe waits" : "the device's row was deleted as the ending session") (\(rows.count) rows visible)")
 following.cancel()
+
+// supabase-swift's realtime cannot run here: on Linux its WebSocket is URLSession's, which needs a
+// libcurl built with WebSockets, and Debian's is not. SoarClient's realtime (libwslay) is the
+// Linux client. The frames supabase-swift sends (vsn 2.0.0, broadcasts in binary frames) are the
+// ones Soar's RealtimeTests send and check.
+
+/// supabase-swift's log on standard error, with ADAPTER_DEBUG set.
+struct PrintLogger: SupabaseLogger {
+    func log(message: SupabaseLogMessage) {
+        FileHandle.standardError.write(Data((message.description + "\n").utf8))
+    }
+}
