@@ -29,6 +29,8 @@ public final class RealtimeServer: @unchecked Sendable {
         public var messagesPerSecond = 100
         /// Joins one socket may ask for a second.
         public var joinsPerSecond = 50
+        /// The largest message a socket may send (1 MB); a larger one closes it with 1009.
+        public var maxMessageBytes = 1 << 20
 
         public init() {}
     }
@@ -132,7 +134,7 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
         nextSerial += 1
         let client = Client(socket: socket, serial: nextSerial, version: version, identity: identity, now: loop?.now ?? 0)
         bySerial[client.serial] = client
-        client.webSocket = WebSocket(fd: socket.fd, extra: socket.extra) { [weak self, weak client] message in
+        client.webSocket = WebSocket(fd: socket.fd, extra: socket.extra, maxMessage: limits.maxMessageBytes) { [weak self, weak client] message in
             guard let self, let client else { return }
             self.received(message, from: client)
         }

@@ -19,12 +19,11 @@ final class WebSocket {
     /// Bytes read before the socket was handed over (the client's first frames).
     private var pending: Data
     private let received: (Message) -> Void
-    /// Largest message taken; a larger one closes with 1009.
-    static let maxMessage = 1 << 20
     /// What may wait unsent before the peer is dropped as too slow to read.
     static let maxQueued = 4 << 20
 
-    init(fd: Int32, extra: Data, received: @escaping (Message) -> Void) {
+    /// - Parameter maxMessage: the largest message taken; a larger one closes with 1009.
+    init(fd: Int32, extra: Data, maxMessage: Int, received: @escaping (Message) -> Void) {
         self.fd = fd
         self.pending = extra
         self.received = received
@@ -39,7 +38,7 @@ final class WebSocket {
         var made: OpaquePointer?
         _ = wslay_event_context_server_init(&made, &callbacks, Unmanaged.passUnretained(self).toOpaque())
         context = made
-        if let made { wslay_event_config_set_max_recv_msg_length(made, UInt64(Self.maxMessage)) }
+        if let made { wslay_event_config_set_max_recv_msg_length(made, UInt64(maxMessage)) }
     }
 
     deinit { if let context { wslay_event_context_free(context) } }

@@ -15,6 +15,8 @@ public final class Server: Sendable {
         /// HTTPS with this certificate and key; nil for plain HTTP.
         public var tls: HTTPServer.TLS?
         public var authLimits = AuthService.Limits()
+        /// Realtime's per-socket limits: channels, messages and joins a second, message size.
+        public var realtimeLimits = RealtimeServer.Limits()
         public var passwordHasher: any PasswordHashing = PasswordHasher()
         /// Whether `/metrics` answers without the service_role key: a reverse proxy on the same
         /// machine would otherwise publish it to anyone, so it is off unless asked for.
@@ -102,7 +104,7 @@ public final class Server: Sendable {
         PushEndpoints(push: self.push, gateway: gateway, deadline: configuration.testPushDeadline).register(in: &router)
         do {
             let auth = self.auth
-            realtime = try RealtimeServer(clock: now) { token in RealtimeEndpoints.identity(token, auth: auth) }
+            realtime = try RealtimeServer(limits: configuration.realtimeLimits, clock: now) { token in RealtimeEndpoints.identity(token, auth: auth) }
         } catch {
             http.stop()
             throw HTTPServerError("cannot start the realtime loop: \(error)")

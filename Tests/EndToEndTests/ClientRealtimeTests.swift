@@ -166,4 +166,26 @@ import Testing
         #expect(change?.record?.objectValue?["title"] == "still here", "the channel outlived the first token")
         #expect(await Self.first(closed, within: 0.2) { $0 == .unsubscribed } == nil)
     }
+
+    /// Realtime's limits come from the environment, by Supabase Realtime's names: a third channel
+    /// is refused saying why, a message over the size closes the socket (the client comes back),
+    /// and a value that is not a number stops the start naming the variable.
+    @Test func limitsAreConfigurable() async throws {
+        let dir = TemporaryDirectory("soar-client-limits")
+        let limits = ["REALTIME_MAX_CHANNELS_PER_CLIENT": "2", "REALTIME_MAX_PAYLOAD_SIZE_IN_KB": "1"]
+        let served = try ClientEndToEndTests.serve(dir, ["--port", "0"], environment: limits)
+        defer { #expect(served.process.stop() == 0) }
+        let client = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
+        defer { Task { await client.realtime.disconnect() } }
+        try await client.channel("one").subscribe()
+        try await client.channel("two").subscribe()
+        let refused = await #expect(throws: AppError.self) { try await client.channel("three").subscribe() }
+        #expect(refused?.message.contains("Too many channels: at most 2") == true, "\(String(describing: refused))")
+        await #expect(throws: AppError.self) {
+            try await client.channel("one").broadcast(event: "big", payload: ["text": .string(String(repeating: "x", count: 2048))])
+        }
+        let bad = try ProcessRunner.run(
+            SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/other.db"], environment: ["REALTIME_MAX_EVENTS_PER_SECOND": "lots"])
+        #expect(bad.status == 2 && bad.stderr.contains("REALTIME_MAX_EVENTS_PER_SECOND must be a whole number"), "\(bad.stderr)")
+    }
 }

@@ -5,6 +5,7 @@ import SoarCore
 import SoarEmulator
 import SoarHTTP
 import SoarPush
+import SoarRealtime
 import SoarSchema
 import SoarServer
 import SoarStore
@@ -57,6 +58,10 @@ struct ServeCommand: Command {
         GOTRUE_RATE_LIMIT_TOKEN_REFRESH (150: refreshes).
 
         Access tokens last GOTRUE_JWT_EXP seconds (3600).
+
+        Realtime, per socket: REALTIME_MAX_CHANNELS_PER_CLIENT (100), REALTIME_MAX_EVENTS_PER_SECOND
+        (100 messages), REALTIME_MAX_JOINS_PER_SECOND (50), REALTIME_MAX_PAYLOAD_SIZE_IN_KB (1024: a
+        larger message closes the socket with 1009).
 
         Signing keys: SOAR_JWT_KEYS_DIR names a folder of P-256 keys in PEM (soar keys generate makes
         them); the last private one by name signs access tokens as ES256, every one verifies, and
@@ -125,6 +130,23 @@ struct ServeCommand: Command {
             guard let text = environment[name], !text.isEmpty else { continue }
             guard let value = Int(text), value >= 0 else { throw .configuration("\(name) must be a whole number of attempts (0: no limit), not \"\(text)\"") }
             configuration.authLimits[keyPath: limit] = value
+        }
+        // Realtime's limits per socket, by the names of Supabase Realtime's tenant settings.
+        for (name, limit, range) in [
+            ("REALTIME_MAX_CHANNELS_PER_CLIENT", \RealtimeServer.Limits.channelsPerSocket, 1...100_000),
+            ("REALTIME_MAX_EVENTS_PER_SECOND", \.messagesPerSecond, 1...1_000_000), ("REALTIME_MAX_JOINS_PER_SECOND", \.joinsPerSecond, 1...100_000),
+        ] {
+            guard let text = environment[name], !text.isEmpty else { continue }
+            guard let value = Int(text), range.contains(value) else {
+                throw .configuration("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            }
+            configuration.realtimeLimits[keyPath: limit] = value
+        }
+        if let text = environment["REALTIME_MAX_PAYLOAD_SIZE_IN_KB"], !text.isEmpty {
+            guard let kilobytes = Int(text), (1...65_536).contains(kilobytes) else {
+                throw .configuration("REALTIME_MAX_PAYLOAD_SIZE_IN_KB must be kilobytes from 1 to 65536, not \"\(text)\"")
+            }
+            configuration.realtimeLimits.maxMessageBytes = kilobytes * 1024
         }
         // Asymmetric signing keys: a folder of P-256 keys, the last private one signing.
         if let folder = environment["SOAR_JWT_KEYS_DIR"].flatMap({ $0.isEmpty ? nil : $0 }) {
