@@ -29,6 +29,7 @@ public enum Migrations {
         File(name: "0016_mfa.sql", bytes: PackageResources._016_mfa_sql),
         File(name: "0017_email_change.sql", bytes: PackageResources._017_email_change_sql),
         File(name: "0018_changes.sql", bytes: PackageResources._018_changes_sql),
+        File(name: "0019_realtime_messages.sql", bytes: PackageResources._019_realtime_messages_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
@@ -47,6 +48,7 @@ public enum Migrations {
         File(name: "0011_mfa.sql", bytes: PackageResources._011_mfa_sql),
         File(name: "0012_email_change.sql", bytes: PackageResources._012_email_change_sql),
         File(name: "0013_changes.sql", bytes: PackageResources._013_changes_sql),
+        File(name: "0014_realtime_messages.sql", bytes: PackageResources._014_realtime_messages_sql),
     ]
 }
 

@@ -65,6 +65,26 @@ public struct SubscriptionKey: Sendable, Hashable {
     let topic: String
 }
 
+/// What a caller may do on a private channel, by the app's policies on `realtime.messages`.
+public struct ChannelRights: Sendable, Equatable {
+    /// Join: receive its broadcasts and presence.
+    public var read: Bool
+    public var broadcast: Bool
+    public var presence: Bool
+
+    public init(read: Bool, broadcast: Bool, presence: Bool) {
+        self.read = read
+        self.broadcast = broadcast
+        self.presence = presence
+    }
+}
+
+/// What decides private channels (Supabase's Realtime Authorization); asked off the event loop.
+public protocol ChannelAuthority: Sendable {
+    /// `topic` without `realtime:`; a failure says why in words for the client.
+    func rights(topic: String, identity: RealtimeIdentity) -> Result<ChannelRights, RealtimeError>
+}
+
 /// What decides whether a subscription may follow a table (the app's schema, grants, policies).
 public protocol ChangeAuthority: Sendable {
     /// Why `identity` may not follow `binding`, or nil when it may.

@@ -1,5 +1,6 @@
 import Foundation
 import SoarCore
+import SoarHTTP2
 
 /// A channel one socket joined: what it asked for in `phx_join`.
 struct Channel {
@@ -11,12 +12,20 @@ struct Channel {
     var presenceKey: String?
     /// What it follows of the database.
     var bindings: [ChangeBinding] = []
+    /// A private channel's rights, by the app's policies; nil for a public channel.
+    var rights: ChannelRights?
 }
 
 /// The channels of every socket on one loop: joins, heartbeats, broadcast and presence, as
 /// Supabase Realtime answers them.
 final class Channels {
     unowned let driver: Driver
+    /// Private joins waiting for their check, so a second join of the topic is refused meanwhile.
+    private var pendingJoins: Set<PendingJoin> = []
+    struct PendingJoin: Hashable, Sendable {
+        let socket: UInt64
+        let topic: String
+    }
     /// Who joined each topic.
     private var members: [String: [ObjectIdentifier: Client]] = [:]
     /// Presence per topic: key → each socket's metadata under it.
@@ -47,7 +56,7 @@ final class Channels {
     private func join(_ message: PhoenixMessage, _ client: Client) {
         let config = message.payload.objectValue?["config"]?.objectValue ?? [:]
 
-        if client.joined[message.topic] != nil {
+        if client.joined[message.topic] != nil || pendingJoins.contains(PendingJoin(socket: client.serial, topic: message.topic)) {
             // Phoenix's answer to a second join of a topic on the same socket.
             client.send(message.reply("error", ["reason": "already joined"]))
             return
@@ -70,9 +79,47 @@ final class Channels {
             identity = verified
         }
         if config["private"]?.boolValue == true {
-            client.send(message.reply("error", ["reason": "Private channels are not available yet: join without config.private"]))
+            authorize(message, client, identity: identity)
             return
         }
+        admit(message, client, identity: identity, rights: nil)
+    }
+
+    /// A private channel: the app's policies are read off the loop, then the join goes on (or is
+    /// refused saying why), unless the socket left or joined the topic meanwhile.
+    private func authorize(_ message: PhoenixMessage, _ client: Client, identity: RealtimeIdentity) {
+        guard let authority = driver.channelAuthority.withLock({ $0 }), let loop = driver.loop else {
+            client.send(message.reply("error", ["reason": "Private channels are not available on this server"]))
+            return
+        }
+        let topic = String(message.topic.dropFirst(message.topic.hasPrefix("realtime:") ? 9 : 0))
+        let pending = PendingJoin(socket: client.serial, topic: message.topic)
+        pendingJoins.insert(pending)
+        let driver = self.driver
+        driver.checks.async {
+            let result = authority.rights(topic: topic, identity: identity)
+            _ = loop.execute { driver.channels.authorized(pending, message, identity: identity, result) }
+        }
+    }
+
+    /// A private join's check came back: the join goes on, or is refused saying why, unless the
+    /// socket went away meanwhile.
+    private func authorized(_ pending: PendingJoin, _ message: PhoenixMessage, identity: RealtimeIdentity, _ result: Result<ChannelRights, RealtimeError>) {
+        guard pendingJoins.remove(pending) != nil, let client = driver.client(serial: pending.socket), client.joined[message.topic] == nil else { return }
+        let topic = String(message.topic.dropFirst(message.topic.hasPrefix("realtime:") ? 9 : 0))
+        switch result {
+        case .failure(let error):
+            client.send(message.reply("error", ["reason": .string(error.description)]))
+        case .success(let rights) where !rights.read:
+            client.send(message.reply("error", ["reason": .string("Unauthorized: you do not have permissions to read from this Channel topic: \(topic)")]))
+        case .success(let rights):
+            admit(message, client, identity: identity, rights: rights)
+        }
+    }
+
+    /// Joins a channel whose caller may join it.
+    private func admit(_ message: PhoenixMessage, _ client: Client, identity: RealtimeIdentity, rights: ChannelRights?) {
+        let config = message.payload.objectValue?["config"]?.objectValue ?? [:]
         // postgres_changes: each binding checked now (the table, the publication, the caller's
         // right to read it), so that a subscription that could never deliver says why.
         var bindings: [ChangeBinding] = []
@@ -90,6 +137,7 @@ final class Channels {
         }
         let broadcast = config["broadcast"]?.objectValue ?? [:]
         var channel = Channel(joinRef: message.joinRef ?? message.ref, identity: identity)
+        channel.rights = rights
         channel.broadcastSelf = broadcast["self"]?.boolValue ?? false
         channel.broadcastAck = broadcast["ack"]?.boolValue ?? false
         // Presence works on every channel (a client may track without having said so: newer
@@ -150,6 +198,10 @@ final class Channels {
             client.send(message.reply("error", ["reason": "unmatched topic"]))
             return
         }
+        if let rights = channel.rights, !rights.broadcast {
+            client.send(message.reply("error", ["reason": .string(Self.unauthorizedWrite(message.topic))]))
+            return
+        }
         let fields = message.payload.objectValue ?? [:]
         broadcast(topic: message.topic, event: fields["event"]?.stringValue ?? "", payload: fields["payload"] ?? [:], from: client, includeSender: channel.broadcastSelf)
         if channel.broadcastAck { client.send(message.reply("ok")) }
@@ -165,6 +217,10 @@ final class Channels {
             client.send(reply("error", ["reason": "unmatched topic"]))
             return
         }
+        if let rights = channel.rights, !rights.broadcast {
+            client.send(reply("error", ["reason": .string(Self.unauthorizedWrite(push.topic))]))
+            return
+        }
         for member in (members[push.topic] ?? [:]).values where member !== client || channel.broadcastSelf { member.send(push) }
         if channel.broadcastAck, push.ref != nil { client.send(reply("ok", [:])) }
     }
@@ -178,11 +234,20 @@ final class Channels {
         }
     }
 
+    /// Supabase's words for a send its policies refuse.
+    static func unauthorizedWrite(_ topic: String) -> String {
+        "Unauthorized: you do not have permissions to write to this Channel topic: " + String(topic.dropFirst(topic.hasPrefix("realtime:") ? 9 : 0))
+    }
+
     // MARK: presence
 
     private func track(_ message: PhoenixMessage, _ client: Client) {
         guard let channel = client.joined[message.topic], let key = channel.presenceKey else {
             client.send(message.reply("error", ["reason": "unmatched topic"]))
+            return
+        }
+        if let rights = channel.rights, !rights.presence {
+            client.send(message.reply("error", ["reason": .string(Self.unauthorizedWrite(message.topic))]))
             return
         }
         let fields = message.payload.objectValue ?? [:]

@@ -63,6 +63,9 @@ public final class RealtimeServer: @unchecked Sendable {
     /// Who decides whether a subscription may follow a table; without one, postgres_changes are refused.
     public func setChangeAuthority(_ authority: any ChangeAuthority) { driver.changeAuthority.withLock { $0 = authority } }
 
+    /// What decides private channels; without one they are refused, saying so.
+    public func setChannelAuthority(_ authority: any ChannelAuthority) { driver.channelAuthority.withLock { $0 = authority } }
+
     /// The channels following database changes now (any thread).
     public func changeSubscriptions() -> [ChangeSubscription] { driver.subscriptions.withLock { Array($0.values) } }
 
@@ -111,6 +114,9 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
     let count = Locked(0)
     lazy var channels = Channels(driver: self)
     let changeAuthority = Locked<(any ChangeAuthority)?>(nil)
+    let channelAuthority = Locked<(any ChannelAuthority)?>(nil)
+    /// Private-channel checks run here, off the loop (they read the database).
+    let checks = DispatchQueue(label: "soar.realtime.authorization", attributes: .concurrent)
     /// Channels following database changes, read by the change feed from its own thread.
     let subscriptions = Locked([SubscriptionKey: ChangeSubscription]())
     var nextBindingID = 0

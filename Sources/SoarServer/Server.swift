@@ -112,6 +112,7 @@ public final class Server: Sendable {
         RealtimeEndpoints(realtime: realtime, gateway: gateway).register(in: &router)
         changes = ChangeFeed(store: store, realtime: realtime)
         realtime.setChangeAuthority(changes)
+        realtime.setChannelAuthority(ChannelPolicies(store: store))
         changes.start()
         let rest = RestService(store: store)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in

@@ -188,4 +188,56 @@ import Testing
             SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/other.db"], environment: ["REALTIME_MAX_EVENTS_PER_SECOND": "lots"])
         #expect(bad.status == 2 && bad.stderr.contains("REALTIME_MAX_EVENTS_PER_SECOND must be a whole number"), "\(bad.stderr)")
     }
+
+    /// Private channels under the app's policies on `realtime.messages`, as Supabase's Realtime
+    /// Authorization: a room's members join and send broadcasts, a stranger is refused saying
+    /// why, and what no policy allows (presence here) is refused on send.
+    @Test func privateChannelsFollowTheAppsPolicies() async throws {
+        let dir = TemporaryDirectory("soar-client-private")
+        let migrations = dir.path + "/migrations"
+        #expect(try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations]).status == 0)
+        try """
+            create table room_members (room text not null, user_id uuid not null default auth.uid(), primary key (room, user_id));
+            alter table room_members enable row level security;
+            create policy "own memberships" on room_members for select to authenticated using (user_id = auth.uid());
+            create policy "join rooms" on room_members for insert to authenticated with check (user_id = auth.uid());
+            grant select, insert on room_members to authenticated;
+            create policy "members receive" on realtime.messages for select to authenticated
+              using (exists (select 1 from room_members m where m.room = realtime.topic() and m.user_id = auth.uid()));
+            create policy "members broadcast" on realtime.messages for insert to authenticated
+              with check (realtime.messages.extension = 'broadcast'
+                and exists (select 1 from room_members m where m.room = realtime.topic() and m.user_id = auth.uid()));
+            """.write(toFile: migrations + "/20260101000000_rooms.sql", atomically: true, encoding: .utf8)
+        let served = try ClientEndToEndTests.serve(dir, ["--port", "0", "--migrations", migrations])
+        defer { #expect(served.process.stop() == 0) }
+        let ada = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
+        let bob = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
+        let stranger = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
+        defer { Task { await ada.realtime.disconnect(); await bob.realtime.disconnect(); await stranger.realtime.disconnect() } }
+        try await ada.auth.signUp(email: ClientEndToEndTests.email(), password: "correct-horse")
+        try await bob.auth.signUp(email: ClientEndToEndTests.email(), password: "correct-horse")
+        struct Member: Encodable, Sendable { let room: String }
+        try await ada.from("room_members").insert(Member(room: "team")).execute()
+        try await bob.from("room_members").insert(Member(room: "team")).execute()
+
+        let adaRoom = ada.channel("team", isPrivate: true)
+        try await adaRoom.subscribe()
+        let bobRoom = bob.channel("team", isPrivate: true)
+        let heard = bobRoom.broadcasts(event: "wave")
+        try await bobRoom.subscribe()
+        try await adaRoom.broadcast(event: "wave", payload: ["from": "ada"])
+        #expect(await Self.first(heard) == ["from": "ada"])
+        let presence = await #expect(throws: AppError.self) { try await adaRoom.track(["here": true]) }
+        #expect(presence?.message.contains("Unauthorized: you do not have permissions to write to this Channel topic: team") == true, "\(String(describing: presence))")
+
+        // Someone who is not a member, signed in or not: refused, saying why.
+        try await stranger.auth.signUp(email: ClientEndToEndTests.email(), password: "correct-horse")
+        let refused = await #expect(throws: AppError.self) { try await stranger.channel("team", isPrivate: true).subscribe() }
+        #expect(refused?.message == "Unauthorized: you do not have permissions to read from this Channel topic: team", "\(String(describing: refused))")
+        let anonymous = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
+        defer { Task { await anonymous.realtime.disconnect() } }
+        await #expect(throws: AppError.self) { try await anonymous.channel("team", isPrivate: true).subscribe() }
+        // The same topic as a public channel is another channel, open to anyone.
+        try await stranger.channel("lobby").subscribe()
+    }
 }

@@ -60,9 +60,10 @@ public final class Soar: Sendable {
         Query(table: "rpc/" + function, backend: backend, auth: auth).posting(params)
     }
 
-    /// A realtime channel (topic `realtime:<name>`), as supabase-swift's `client.channel(_:)`.
-    public func channel(_ name: String) -> RealtimeChannel {
-        realtime.channel(name)
+    /// A realtime channel (topic `realtime:<name>`), as supabase-swift's `client.channel(_:)`;
+    /// `isPrivate`: authorized by the app's policies on `realtime.messages`.
+    public func channel(_ name: String, isPrivate: Bool = false) -> RealtimeChannel {
+        realtime.channel(name, isPrivate: isPrivate)
     }
 
     /// Any request to the backend, for what the typed API lacks: `path` under the API URL

@@ -66,9 +66,12 @@ public final class RealtimeChannel: @unchecked Sendable {
         var status = ChannelStatus.unsubscribed
     }
 
-    init(topic: String, client: RealtimeClient) {
+    let isPrivate: Bool
+
+    init(topic: String, client: RealtimeClient, isPrivate: Bool) {
         self.topic = topic
         self.client = client
+        self.isPrivate = isPrivate
     }
 
     var wasJoined: Bool { state.withLock { $0.wanted } }
@@ -179,7 +182,7 @@ public final class RealtimeChannel: @unchecked Sendable {
     func join() async throws {
         let bindings = state.withLock { $0.changes }
         let token = await client.accessToken()
-        var config: [String: JSONValue] = ["broadcast": ["self": false, "ack": true], "presence": ["key": ""], "private": false]
+        var config: [String: JSONValue] = ["broadcast": ["self": false, "ack": true], "presence": ["key": ""], "private": .bool(isPrivate)]
         config["postgres_changes"] = .array(bindings.map { binding in
             var object: [String: JSONValue] = ["event": .string(binding.event), "schema": "public"]
             if let table = binding.table { object["table"] = .string(binding.table ?? table) }

@@ -25,12 +25,13 @@ public actor RealtimeClient {
         self.connector = connector
     }
 
-    /// The channel named `name` (topic `realtime:<name>`), made once.
-    public nonisolated func channel(_ name: String) -> RealtimeChannel {
+    /// The channel named `name` (topic `realtime:<name>`), made once. A private channel is
+    /// joined only as the app's policies on `realtime.messages` allow (Realtime Authorization).
+    public nonisolated func channel(_ name: String, isPrivate: Bool = false) -> RealtimeChannel {
         let topic = "realtime:" + name
         return channels.withLock { channels in
             if let existing = channels[topic] { return existing }
-            let made = RealtimeChannel(topic: topic, client: self)
+            let made = RealtimeChannel(topic: topic, client: self, isPrivate: isPrivate)
             channels[topic] = made
             return made
         }

@@ -25,6 +25,35 @@ public struct Schema: Codable, Sendable, Equatable {
     }
 
     public func relation(_ name: String) -> Relation? { relations[name] }
+
+    /// Supabase's `realtime.messages`, whose policies authorize private channels: every schema
+    /// has it (Soar's, not the app's), with row security on and, like Supabase, SELECT and INSERT
+    /// granted to the API roles, so only the app's policies open it. The data API does not serve it.
+    public static let realtimeMessages: Relation = {
+        var relation = Relation(
+            name: "realtime.messages",
+            columns: [
+                Attribute(name: "id", type: "uuid", nullable: false, hasDefault: true), Attribute(name: "topic", type: "text", nullable: false),
+                Attribute(name: "extension", type: "text", nullable: false), Attribute(name: "event", type: "text"),
+                Attribute(name: "payload", type: "jsonb"), Attribute(name: "private", type: "bool", hasDefault: true),
+                Attribute(name: "inserted_at", type: "timestamp", nullable: false, hasDefault: true),
+                Attribute(name: "updated_at", type: "timestamp", nullable: false, hasDefault: true),
+            ], primaryKey: ["id"])
+        relation.rowSecurity = true
+        var readWrite = Privileges()
+        readWrite.select = true
+        readWrite.insert = true
+        relation.grants = ["anon": readWrite, "authenticated": readWrite]
+        return relation
+    }()
+
+    /// The schema with ``realtimeMessages`` (a schema stored before it existed gains it).
+    public func withRealtimeMessages() -> Schema {
+        guard relations[Self.realtimeMessages.name] == nil else { return self }
+        var schema = self
+        schema.relations[Self.realtimeMessages.name] = Self.realtimeMessages
+        return schema
+    }
 }
 
 /// A table or a view.

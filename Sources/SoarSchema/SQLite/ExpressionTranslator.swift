@@ -25,6 +25,10 @@ struct ExpressionTranslator {
                 return "?\(index + 1)"
             }
             if fields.count == 1, let row, let name = fields[0].stringValue { return row + "." + quote(name) }
+            // `realtime.messages.extension`: Realtime Authorization's table, one name on SQLite.
+            if fields.count >= 2, fields[0].stringValue == "realtime", fields[1].stringValue == "messages" {
+                return quote(Schema.realtimeMessages.name) + (fields.count == 3 ? "." + quote(fields[2].stringValue ?? "") : "")
+            }
             return try fields.map { (field: Node) throws(SQLError) -> String in
                 if field.kind == "A_Star" { return "*" }
                 guard let name = field.stringValue else { throw unsupported("this column reference", node) }
@@ -167,7 +171,7 @@ struct ExpressionTranslator {
 
     /// Postgres functions with a SQLite equivalent; the request's own (`auth.uid()`…) are bound by the store.
     static let functions: [String: String] = [
-        "auth.uid": "auth_uid", "auth.role": "auth_role", "auth.jwt": "auth_jwt", "auth.email": "auth_email",
+        "auth.uid": "auth_uid", "auth.role": "auth_role", "realtime.topic": "realtime_topic", "auth.jwt": "auth_jwt", "auth.email": "auth_email",
         "now": "now", "gen_random_uuid": "gen_random_uuid", "uuid_generate_v4": "gen_random_uuid",
         "lower": "lower", "upper": "upper", "length": "length", "char_length": "length", "character_length": "length",
         "abs": "abs", "btrim": "trim", "trim": "trim", "ltrim": "ltrim", "rtrim": "rtrim", "nullif": "nullif",

@@ -19,7 +19,7 @@ public struct SQLiteTranslator {
     /// The API roles: privileges name them, and so do policies.
     public static let roles = ["anon", "authenticated", "service_role"]
 
-    public init(schema: Schema) { self.schema = schema }
+    public init(schema: Schema) { self.schema = schema.withRealtimeMessages() }
 
     var expressions: ExpressionTranslator {
         var translator = ExpressionTranslator(schema: schema)
@@ -180,6 +180,8 @@ public struct SQLiteTranslator {
     // MARK: helpers
 
     func publicName(_ node: Node, _ at: Int) throws(SQLError) -> String {
+        // Realtime Authorization's table takes the app's policies and grants, as on Supabase.
+        if node.string("schemaname") == "realtime", node.string("relname") == "messages" { return Schema.realtimeMessages.name }
         if let schemaName = node.string("schemaname"), schemaName != "public" {
             throw SQLError("only the public schema is supported on SQLite (not \(schemaName))", at: node.location ?? at)
         }

@@ -12,6 +12,8 @@ final class RequestContext {
     var access: Access?
     /// The request's time, as Postgres's `now()` is the transaction's; nil reads the clock.
     var time: String?
+    /// The channel topic `realtime.topic()` answers while a private channel is authorized.
+    var topic: String?
     /// Compiled `~` patterns, by pattern and case folding.
     var patterns: [String: NSRegularExpression] = [:]
 
@@ -19,9 +21,10 @@ final class RequestContext {
 
     /// What the next statements run for; ``SQLiteStore`` forgets it once its read or write is done,
     /// so Soar's own statements after a request never run as that request.
-    func set(_ access: Access?, at time: String?) {
+    func set(_ access: Access?, at time: String?, topic: String? = nil) {
         self.access = access
         self.time = time
+        self.topic = topic
     }
     var claims: String {
         JSONValue.object(["role": .string(role), "sub": access?.userID.map(JSONValue.string) ?? .null, "aal": .string(access?.aal ?? "aal1")]).jsonText
@@ -37,6 +40,7 @@ enum SQLiteFunctions {
         sqlite3_create_function_v2(handle, "auth_role", 0, SQLITE_UTF8, pointer, authRole, nil, nil, nil)
         sqlite3_create_function_v2(handle, "auth_jwt", 0, SQLITE_UTF8, pointer, authJWT, nil, nil, nil)
         sqlite3_create_function_v2(handle, "auth_email", 0, SQLITE_UTF8, pointer, null, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "realtime_topic", 0, SQLITE_UTF8, pointer, realtimeTopic, nil, nil, nil)
         sqlite3_create_function_v2(handle, "now", 0, SQLITE_UTF8, pointer, now, nil, nil, nil)
         sqlite3_create_function_v2(handle, "gen_random_uuid", 0, SQLITE_UTF8, pointer, randomUUID, nil, nil, nil)
         sqlite3_create_function_v2(handle, "regexp", 2, deterministic, pointer, regexp, nil, nil, nil)
@@ -62,6 +66,10 @@ private func result(_ call: OpaquePointer?, _ text: String?) {
 
 private func authUID(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
     result(call, context(call).access?.userID)
+}
+
+private func realtimeTopic(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    result(call, context(call).topic)
 }
 
 private func authRole(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {

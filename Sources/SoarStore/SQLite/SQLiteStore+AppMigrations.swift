@@ -70,7 +70,7 @@ extension SQLiteStore {
                 CREATE TABLE IF NOT EXISTS soar_app_schema (id INTEGER PRIMARY KEY CHECK (id = 1), schema TEXT NOT NULL);
                 """)
             guard case .text(let json)? = try connection.statement("SELECT schema FROM soar_app_schema WHERE id = 1").rows([]).first?.first else {
-                return Schema()
+                return Schema().withRealtimeMessages()
             }
             guard let schema = try? JSONDecoder().decode(Schema.self, from: Data(json.utf8)) else {
                 throw StoreError.unavailable("the app's schema recorded in the database cannot be read")

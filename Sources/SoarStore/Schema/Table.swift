@@ -66,9 +66,9 @@ public struct Table: Sendable {
         }
     }
 
-    /// Every relation of a schema.
+    /// Every relation of a schema the data API serves (`realtime.messages` is realtime's).
     public static func all(_ schema: Schema) -> [String: Table] {
-        schema.relations.mapValues { Table($0, schema: schema) }
+        schema.relations.filter { $0.key != Schema.realtimeMessages.name }.mapValues { Table($0, schema: schema) }
     }
 }
 

@@ -1,0 +1,19 @@
+import SoarRealtime
+import SoarStore
+
+/// Private channels under the app's policies on `realtime.messages`, as Supabase's Realtime
+/// Authorization: SELECT (for `broadcast` or `presence`) to join, INSERT to send each kind.
+struct ChannelPolicies: ChannelAuthority {
+    let store: any Store
+
+    func rights(topic: String, identity: RealtimeIdentity) -> Result<ChannelRights, RealtimeError> {
+        let access = Access(role: Access.Role(rawValue: identity.role) ?? .anon, userID: identity.userID)
+        do {
+            let broadcast = try store.channelAccess(topic: topic, extension: "broadcast", as: access)
+            let presence = try store.channelAccess(topic: topic, extension: "presence", as: access)
+            return .success(ChannelRights(read: broadcast.read || presence.read, broadcast: broadcast.write, presence: presence.write))
+        } catch {
+            return .failure(RealtimeError("the channel's policies could not be checked: \(error.message)"))
+        }
+    }
+}
