@@ -14,6 +14,14 @@ struct Channel {
     var bindings: [ChangeBinding] = []
     /// A private channel's rights, by the app's policies; nil for a public channel.
     var rights: ChannelRights?
+    /// Whom its broadcasts and presence reach: the topic's public room, or its private one (a
+    /// public and a private channel of one name never hear each other, as on Supabase).
+    var room: String
+
+    static func room(_ topic: String, isPrivate: Bool) -> String { isPrivate ? privateMark + topic : topic }
+    /// The topic a room's messages go out on.
+    static func topic(ofRoom room: String) -> String { room.hasPrefix(privateMark) ? String(room.dropFirst(privateMark.count)) : room }
+    private static let privateMark = "\u{1}private\u{1}"
 }
 
 /// The channels of every socket on one loop: joins, heartbeats, broadcast and presence, as
@@ -55,6 +63,13 @@ final class Channels {
 
     private func join(_ message: PhoenixMessage, _ client: Client) {
         let config = message.payload.objectValue?["config"]?.objectValue ?? [:]
+        let name = message.topic.dropFirst(9)
+        guard message.topic.hasPrefix("realtime:"), !name.isEmpty, message.topic.utf8.count <= 255,
+            !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f })
+        else {
+            client.send(message.reply("error", ["reason": "unmatched topic: a channel's topic is realtime: and a name of printable characters, at most 255 bytes"]))
+            return
+        }
 
         if client.joined[message.topic] != nil || pendingJoins.contains(PendingJoin(socket: client.serial, topic: message.topic)) {
             // Phoenix's answer to a second join of a topic on the same socket.
@@ -136,7 +151,7 @@ final class Channels {
             }
         }
         let broadcast = config["broadcast"]?.objectValue ?? [:]
-        var channel = Channel(joinRef: message.joinRef ?? message.ref, identity: identity)
+        var channel = Channel(joinRef: message.joinRef ?? message.ref, identity: identity, room: Channel.room(message.topic, isPrivate: rights != nil))
         channel.rights = rights
         channel.broadcastSelf = broadcast["self"]?.boolValue ?? false
         channel.broadcastAck = broadcast["ack"]?.boolValue ?? false
@@ -149,7 +164,7 @@ final class Channels {
         let wantsState = config["presence"] != nil && presenceConfig["enabled"]?.boolValue != false
         channel.bindings = bindings
         client.joined[message.topic] = channel
-        members[message.topic, default: [:]][ObjectIdentifier(client)] = client
+        members[channel.room, default: [:]][ObjectIdentifier(client)] = client
         client.send(message.reply("ok", ["postgres_changes": .array(bindings.map(\.reply))]))
         if !bindings.isEmpty {
             driver.subscribe(ChangeSubscription(key: SubscriptionKey(socket: client.serial, topic: message.topic), identity: identity, bindings: bindings))
@@ -159,17 +174,17 @@ final class Channels {
                           "channel": .string(String(message.topic.dropFirst(message.topic.hasPrefix("realtime:") ? 9 : 0)))]))
         }
         if wantsState {
-            client.send(PhoenixMessage(joinRef: channel.joinRef, topic: message.topic, event: "presence_state", payload: state(of: message.topic)))
+            client.send(PhoenixMessage(joinRef: channel.joinRef, topic: message.topic, event: "presence_state", payload: state(of: channel.room)))
         }
     }
 
     /// A socket left a topic: its presence goes, as a diff to who stays.
     func leave(_ topic: String, _ client: Client) {
         guard let channel = client.joined.removeValue(forKey: topic) else { return }
-        members[topic]?[ObjectIdentifier(client)] = nil
+        members[channel.room]?[ObjectIdentifier(client)] = nil
         if !channel.bindings.isEmpty { driver.unsubscribe(SubscriptionKey(socket: client.serial, topic: topic)) }
-        if members[topic]?.isEmpty == true { members[topic] = nil }
-        if let key = channel.presenceKey { untrack(topic, key: key, client) }
+        if members[channel.room]?.isEmpty == true { members[channel.room] = nil }
+        if let key = channel.presenceKey { untrack(channel.room, key: key, client) }
     }
 
     func leaveAll(_ client: Client) {
@@ -184,11 +199,38 @@ final class Channels {
             close(message.topic, of: client, because: "Invalid JWT: the channel is closed")
             return
         }
+        let changed = identity.role != channel.identity.role || identity.userID != channel.identity.userID
         channel.identity = identity
         client.joined[message.topic] = channel
         if !channel.bindings.isEmpty {
             driver.subscribe(ChangeSubscription(key: SubscriptionKey(socket: client.serial, topic: message.topic), identity: identity, bindings: channel.bindings))
         }
+        // A private channel now acting as someone else hears and sends nothing until the app's
+        // policies are read again for them; refused, it closes saying why.
+        guard changed, channel.rights != nil, let authority = driver.channelAuthority.withLock({ $0 }), let loop = driver.loop else { return }
+        channel.rights = ChannelRights(read: false, broadcast: false, presence: false)
+        client.joined[message.topic] = channel
+        members[channel.room]?[ObjectIdentifier(client)] = nil
+        let serial = client.serial, topic = message.topic, joinRef = channel.joinRef
+        let driver = self.driver
+        driver.checks.async {
+            let result = authority.rights(topic: String(topic.dropFirst(9)), identity: identity)
+            _ = loop.execute { driver.channels.reauthorized(serial: serial, topic: topic, joinRef: joinRef, identity: identity, result) }
+        }
+    }
+
+    /// A private channel's rights read again after a token for another user or role.
+    private func reauthorized(serial: UInt64, topic: String, joinRef: String?, identity: RealtimeIdentity, _ result: Result<ChannelRights, RealtimeError>) {
+        guard let client = driver.client(serial: serial), var channel = client.joined[topic], channel.joinRef == joinRef,
+            channel.identity == identity
+        else { return }
+        guard case .success(let rights) = result, rights.read else {
+            close(topic, of: client, because: "Unauthorized: you do not have permissions to read from this Channel topic: \(topic.dropFirst(9))")
+            return
+        }
+        channel.rights = rights
+        client.joined[topic] = channel
+        members[channel.room, default: [:]][ObjectIdentifier(client)] = client
     }
 
     // MARK: broadcast
@@ -203,7 +245,7 @@ final class Channels {
             return
         }
         let fields = message.payload.objectValue ?? [:]
-        broadcast(topic: message.topic, event: fields["event"]?.stringValue ?? "", payload: fields["payload"] ?? [:], from: client, includeSender: channel.broadcastSelf)
+        broadcast(room: channel.room, event: fields["event"]?.stringValue ?? "", payload: fields["payload"] ?? [:], from: client, includeSender: channel.broadcastSelf)
         if channel.broadcastAck { client.send(message.reply("ok")) }
     }
 
@@ -221,13 +263,14 @@ final class Channels {
             client.send(reply("error", ["reason": .string(Self.unauthorizedWrite(push.topic))]))
             return
         }
-        for member in (members[push.topic] ?? [:]).values where member !== client || channel.broadcastSelf { member.send(push) }
+        for member in (members[channel.room] ?? [:]).values where member !== client || channel.broadcastSelf { member.send(push) }
         if channel.broadcastAck, push.ref != nil { client.send(reply("ok", [:])) }
     }
 
-    /// Sends a broadcast to every socket on `topic` (the sender only when it asked for `self`).
-    func broadcast(topic: String, event: String, payload: JSONValue, from sender: Client?, includeSender: Bool = false) {
-        for member in (members[topic] ?? [:]).values where member !== sender || includeSender {
+    /// Sends a broadcast to every socket in `room` (the sender only when it asked for `self`).
+    func broadcast(room: String, event: String, payload: JSONValue, from sender: Client?, includeSender: Bool = false) {
+        let topic = Channel.topic(ofRoom: room)
+        for member in (members[room] ?? [:]).values where member !== sender || includeSender {
             let joinRef = member.joined[topic]?.joinRef
             member.send(PhoenixMessage(
                 joinRef: joinRef, topic: topic, event: "broadcast", payload: ["type": "broadcast", "event": .string(event), "payload": payload]))
@@ -255,36 +298,37 @@ final class Channels {
         case "track":
             var meta = fields["payload"]?.objectValue ?? [:]
             meta["phx_ref"] = .string(RandomUUID.lowercase())
-            let old = presence[message.topic]?[key]?[ObjectIdentifier(client)]
-            presence[message.topic, default: [:]][key, default: [:]][ObjectIdentifier(client)] = .object(meta)
+            let old = presence[channel.room]?[key]?[ObjectIdentifier(client)]
+            presence[channel.room, default: [:]][key, default: [:]][ObjectIdentifier(client)] = .object(meta)
             var leaves: [String: JSONValue] = [:]
             if let old { leaves[key] = ["metas": [old]] }
-            diff(message.topic, joins: [key: ["metas": [.object(meta)]]], leaves: leaves)
+            diff(channel.room, joins: [key: ["metas": [.object(meta)]]], leaves: leaves)
             client.send(message.reply("ok"))
         case "untrack":
-            untrack(message.topic, key: key, client)
+            untrack(channel.room, key: key, client)
             client.send(message.reply("ok"))
         default:
             client.send(message.reply("error", ["reason": "presence events are track and untrack"]))
         }
     }
 
-    private func untrack(_ topic: String, key: String, _ client: Client) {
-        guard let meta = presence[topic]?[key]?.removeValue(forKey: ObjectIdentifier(client)) else { return }
-        if presence[topic]?[key]?.isEmpty == true { presence[topic]?[key] = nil }
-        if presence[topic]?.isEmpty == true { presence[topic] = nil }
-        diff(topic, joins: [:], leaves: [key: ["metas": [meta]]])
+    private func untrack(_ room: String, key: String, _ client: Client) {
+        guard let meta = presence[room]?[key]?.removeValue(forKey: ObjectIdentifier(client)) else { return }
+        if presence[room]?[key]?.isEmpty == true { presence[room]?[key] = nil }
+        if presence[room]?.isEmpty == true { presence[room] = nil }
+        diff(room, joins: [:], leaves: [key: ["metas": [meta]]])
     }
 
-    private func diff(_ topic: String, joins: [String: JSONValue], leaves: [String: JSONValue]) {
-        for member in (members[topic] ?? [:]).values {
+    private func diff(_ room: String, joins: [String: JSONValue], leaves: [String: JSONValue]) {
+        let topic = Channel.topic(ofRoom: room)
+        for member in (members[room] ?? [:]).values {
             member.send(PhoenixMessage(
                 joinRef: member.joined[topic]?.joinRef, topic: topic, event: "presence_diff", payload: ["joins": .object(joins), "leaves": .object(leaves)]))
         }
     }
 
-    private func state(of topic: String) -> JSONValue {
-        .object((presence[topic] ?? [:]).mapValues { metas in ["metas": .array(Array(metas.values))] })
+    private func state(of room: String) -> JSONValue {
+        .object((presence[room] ?? [:]).mapValues { metas in ["metas": .array(Array(metas.values))] })
     }
 }
 

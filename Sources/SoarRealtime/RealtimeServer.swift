@@ -55,9 +55,9 @@ public final class RealtimeServer: @unchecked Sendable {
     }
 
     /// Sends a broadcast from the server side (`POST /realtime/v1/api/broadcast`).
-    public func broadcast(topic: String, event: String, payload: JSONValue) {
+    public func broadcast(topic: String, event: String, payload: JSONValue, isPrivate: Bool = false) {
         let driver = self.driver
-        loop.execute { driver.channels.broadcast(topic: "realtime:" + topic, event: event, payload: payload, from: nil) }
+        loop.execute { driver.channels.broadcast(room: Channel.room("realtime:" + topic, isPrivate: isPrivate), event: event, payload: payload, from: nil) }
     }
 
     /// Who decides whether a subscription may follow a table; without one, postgres_changes are refused.

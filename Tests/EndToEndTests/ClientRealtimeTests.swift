@@ -231,13 +231,26 @@ import Testing
         #expect(presence?.message.contains("Unauthorized: you do not have permissions to write to this Channel topic: team") == true, "\(String(describing: presence))")
 
         // Someone who is not a member, signed in or not: refused, saying why.
-        try await stranger.auth.signUp(email: ClientEndToEndTests.email(), password: "correct-horse")
+        let strangerEmail = ClientEndToEndTests.email()
+        try await stranger.auth.signUp(email: strangerEmail, password: "correct-horse")
         let refused = await #expect(throws: AppError.self) { try await stranger.channel("team", isPrivate: true).subscribe() }
         #expect(refused?.message == "Unauthorized: you do not have permissions to read from this Channel topic: team", "\(String(describing: refused))")
         let anonymous = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
         defer { Task { await anonymous.realtime.disconnect() } }
         await #expect(throws: AppError.self) { try await anonymous.channel("team", isPrivate: true).subscribe() }
-        // The same topic as a public channel is another channel, open to anyone.
-        try await stranger.channel("lobby").subscribe()
+        // The same name as a public channel is another channel: open to anyone, and deaf to the private one.
+        let publicTeam = stranger.channel("team")
+        let overheard = publicTeam.broadcasts(event: "wave")
+        try await publicTeam.subscribe()
+        try await publicTeam.broadcast(event: "wave", payload: ["from": "stranger"])
+        try await adaRoom.broadcast(event: "wave", payload: ["from": "ada, privately"])
+        #expect(await Self.first(heard) == ["from": "ada, privately"], "the members hear only their room")
+        #expect(await Self.first(overheard, within: 0.5) == nil, "the public channel hears nothing of the private one")
+
+        // A member's client signing in as someone else: the private channel is read again for
+        // them, and closes.
+        let closing = bobRoom.statusChange
+        try await bob.auth.signIn(email: strangerEmail, password: "correct-horse")
+        #expect(await Self.first(closing, within: 5) { $0 == .unsubscribed } != nil, "a new user's token closes a room they may not read")
     }
 }

@@ -59,6 +59,11 @@ async def main():
     await good.send(json.dumps({"topic": "realtime:a", "event": "dance", "payload": {}, "ref": "3"}))
     unknown = await next_message(good)
     expect(unknown["payload"]["status"] == "error" and "dance" in unknown["payload"]["response"]["reason"], f"unknown event: {unknown}")
+    # Topics are realtime: and a printable name: others are refused, saying so.
+    for ref, topic in enumerate(["team", "realtime:", "realtime:team\u0000zzz", "realtime:" + "x" * 300]):
+        await good.send(json.dumps({"topic": topic, "event": "phx_join", "payload": {"config": {}}, "ref": f"t{ref}", "join_ref": f"t{ref}"}))
+        answer = await next_message(good)
+        expect(answer["payload"]["status"] == "error" and "unmatched topic" in answer["payload"]["response"]["reason"], f"topic {topic[:20]!r}: {answer}")
     # A token that is not valid: the join is refused, saying why.
     await good.send(json.dumps({"topic": "realtime:b", "event": "phx_join", "payload": {"config": {}, "access_token": "not.a.jwt"}, "ref": "4", "join_ref": "4"}))
     bad_token = await next_message(good)

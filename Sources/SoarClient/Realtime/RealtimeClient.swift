@@ -27,10 +27,12 @@ public actor RealtimeClient {
 
     /// The channel named `name` (topic `realtime:<name>`), made once. A private channel is
     /// joined only as the app's policies on `realtime.messages` allow (Realtime Authorization).
+    /// One socket holds one channel a topic: asking for the other kind replaces a channel that is
+    /// not joined, and gives back the joined one otherwise.
     public nonisolated func channel(_ name: String, isPrivate: Bool = false) -> RealtimeChannel {
         let topic = "realtime:" + name
         return channels.withLock { channels in
-            if let existing = channels[topic] { return existing }
+            if let existing = channels[topic], existing.isPrivate == isPrivate || existing.wasJoined { return existing }
             let made = RealtimeChannel(topic: topic, client: self, isPrivate: isPrivate)
             channels[topic] = made
             return made

@@ -46,7 +46,8 @@ struct RealtimeEndpoints: Sendable {
         return response
     }
 
-    /// `{"messages": [{"topic", "event", "payload"}]}` with the service_role key: each sent to the topic's sockets.
+    /// `{"messages": [{"topic", "event", "payload", "private"}]}` with the service_role key: each
+    /// sent to the topic's sockets (its private channel's with `"private": true`).
     private func broadcast(_ exchange: Exchange) throws(ServerError) -> HTTPResponse {
         var caller = exchange
         try gateway.admit(&caller)
@@ -59,7 +60,7 @@ struct RealtimeEndpoints: Sendable {
             guard let topic = fields["topic"]?.stringValue, let event = fields["event"]?.stringValue else {
                 throw .gateway(400, "Each message needs a topic and an event", code: "400")
             }
-            realtime.broadcast(topic: topic, event: event, payload: fields["payload"] ?? [:])
+            realtime.broadcast(topic: topic, event: event, payload: fields["payload"] ?? [:], isPrivate: fields["private"]?.boolValue ?? false)
         }
         return HTTPResponse(status: 202)
     }
