@@ -15,7 +15,7 @@ import Testing
     struct NewTodo: Encodable, Sendable { let title: String }
 
     static func first<Element: Sendable>(
-        _ stream: AsyncStream<Element>, within seconds: Double = 5, where matches: @escaping @Sendable (Element) -> Bool = { _ in true }
+        _ stream: AsyncStream<Element>, within seconds: Double = 15, where matches: @escaping @Sendable (Element) -> Bool = { _ in true }
     ) async -> Element? {
         await withTaskGroup(of: Element?.self) { group in
             group.addTask { for await element in stream where matches(element) { return element }; return nil }
@@ -105,11 +105,11 @@ import Testing
         defer { following.cancel() }
         let onPhone = TodosRepository(remote: TodosRemoteDataSource(client: phone))
         let milk = try await onPhone.add(text: "milk", userId: ada).get()
-        #expect(await waitUntil { onTablet.state.value?.map(\.title) == ["milk"] })
+        #expect(await waitUntil(within: .seconds(15)) { onTablet.state.value?.map(\.title) == ["milk"] })
         _ = try await onPhone.toggle(milk).get()
-        #expect(await waitUntil { onTablet.state.value?.first?.completed == true })
+        #expect(await waitUntil(within: .seconds(15)) { onTablet.state.value?.first?.completed == true })
         try await onPhone.delete(milk).get()
-        #expect(await waitUntil { onTablet.state.value == [] })
+        #expect(await waitUntil(within: .seconds(15)) { onTablet.state.value == [] })
 
         // The inbox: a row the server writes for the user (a push to the phone) shows on the tablet.
         let controller = NotificationsController(
@@ -126,7 +126,7 @@ import Testing
             request.setValue(value, forHTTPHeaderField: name)
         }
         #expect(try await URLSessionTransport().send(request).1.statusCode == 201)
-        #expect(await waitUntil { controller.inbox.entries.first?.title == "Deal approved" })
+        #expect(await waitUntil(within: .seconds(15)) { controller.inbox.entries.first?.title == "Deal approved" })
         #expect(controller.inbox.entries.first?.route.flatMap(PushRoute.init) == .brandHub(publicId: "7", tab: .overview))
         #expect(controller.unreadCount == 1)
 
@@ -137,12 +137,12 @@ import Testing
         try await tabletRoom.subscribe()
         try await phoneRoom.track(["device": "phone"])
         try await tabletRoom.track(["device": "tablet"])
-        #expect(await waitUntil { Set(phoneRoom.presenceState.values.flatMap { $0 }.compactMap { $0.objectValue?["device"] }) == ["phone", "tablet"] })
+        #expect(await waitUntil(within: .seconds(15)) { Set(phoneRoom.presenceState.values.flatMap { $0 }.compactMap { $0.objectValue?["device"] }) == ["phone", "tablet"] })
         try await tabletRoom.untrack()
-        #expect(await waitUntil { Set(phoneRoom.presenceState.values.flatMap { $0 }.compactMap { $0.objectValue?["device"] }) == ["phone"] })
+        #expect(await waitUntil(within: .seconds(15)) { Set(phoneRoom.presenceState.values.flatMap { $0 }.compactMap { $0.objectValue?["device"] }) == ["phone"] })
     }
 
-    /// Access tokens that last 3 s: the client refreshes ahead of expiry while its socket is in
+    /// Access tokens that last 8 s: the client refreshes ahead of expiry while its socket is in
     /// use and the new token reaches the joined channel (`access_token`), so it stays open past
     /// the first token's expiry and keeps delivering.
     @Test func aRefreshedTokenKeepsTheChannelOpen() async throws {
@@ -150,9 +150,9 @@ import Testing
         let migrations = dir.path + "/migrations"
         #expect(try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations]).status == 0)
         try "alter publication supabase_realtime add table todos;\n".write(toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
-        let served = try ClientEndToEndTests.serve(dir, ["--port", "0", "--migrations", migrations], environment: ["GOTRUE_JWT_EXP": "3"])
+        let served = try ClientEndToEndTests.serve(dir, ["--port", "0", "--migrations", migrations], environment: ["GOTRUE_JWT_EXP": "8"])
         defer { #expect(served.process.stop() == 0) }
-        let client = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore(), refreshMargin: 2)
+        let client = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore(), refreshMargin: 5)
         let first = try await client.auth.signUp(email: ClientEndToEndTests.email(), password: "correct-horse")
         defer { Task { await client.realtime.disconnect() } }
         let channel = client.channel("mine")
@@ -160,7 +160,7 @@ import Testing
         try await channel.subscribe()
         let closed = channel.statusChange
         // The first token's expiry passes (the server closes channels whose token has expired).
-        #expect(await waitUntil(within: .seconds(5)) { Date().timeIntervalSince1970 > Double(first.expiresAt) + 1 })
+        #expect(await waitUntil(within: .seconds(20)) { Date().timeIntervalSince1970 > Double(first.expiresAt) + 1 })
         _ = try await client.from("todos").insert(NewTodo(title: "still here")).execute()
         let change = await Self.first(changes)
         #expect(change?.record?.objectValue?["title"] == "still here", "the channel outlived the first token")
@@ -251,6 +251,6 @@ import Testing
         // them, and closes.
         let closing = bobRoom.statusChange
         try await bob.auth.signIn(email: strangerEmail, password: "correct-horse")
-        #expect(await Self.first(closing, within: 5) { $0 == .unsubscribed } != nil, "a new user's token closes a room they may not read")
+        #expect(await Self.first(closing, within: 15) { $0 == .unsubscribed } != nil, "a new user's token closes a room they may not read")
     }
 }
