@@ -29,10 +29,18 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
         self.realtime = realtime
     }
 
+    /// A turn with someone to deliver to runs on a thread of lowered priority: under a load of
+    /// writes the API's requests keep the cores and deliveries take what they leave (they lag
+    /// rather than slow the writes).
+    private let lane = StoreLane("realtime.changes", .lowPriority)
+
     func start() {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now(), repeating: Self.interval, leeway: .milliseconds(5))
-        timer.setEventHandler { [weak self] in self?.poll() }
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            if self.realtime.changeSubscriptions().isEmpty { self.poll() } else { self.lane.wait { self.poll() } }
+        }
         timer.resume()
         self.timer = timer
     }
