@@ -184,7 +184,7 @@ struct SQLiteTranslatorTests {
 }
 
 /// `ALTER PUBLICATION supabase_realtime`: which tables realtime follows, on SQLite as on Postgres.
-@Suite struct PublicationTranslationTests {
+@Suite(.timeLimit(.minutes(1))) struct PublicationTranslationTests {
     func translated(_ sql: String) throws(SQLError) -> Schema {
         var translator = SQLiteTranslator(schema: Schema())
         for statement in try SQLParser.parse(sql) { _ = try translator.translate(statement) }

@@ -5,7 +5,7 @@ import Testing
 @testable import SoarServer
 
 /// A postgres_changes filter checked against the row read once, before any read as a subscriber.
-@Suite struct ChangeFilterTests {
+@Suite(.timeLimit(.minutes(1))) struct ChangeFilterTests {
     let row: JSONValue = ["user_id": "9b1c2e4a-0000-4000-8000-000000000001", "sort_order": 5, "title": "b", "done": true, "note": .null]
 
     @Test func eachOperatorComparesAsPostgresWould() {

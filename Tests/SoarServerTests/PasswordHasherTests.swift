@@ -4,7 +4,7 @@ import SoarCrypto
 import Testing
 
 /// Argon2id for new hashes; hashes of earlier versions verify and ask to be made again.
-@Suite struct PasswordHasherTests {
+@Suite(.timeLimit(.minutes(1))) struct PasswordHasherTests {
     let hasher = PasswordHasher(memoryKiB: 64, passes: 1)
 
     @Test func argon2idHashesVerifyAndCarryTheirCost() throws {

@@ -38,7 +38,7 @@ import Testing
 }
 
 /// Mail templates as files: found in the folder or named by GoTrue's variables, checked at start.
-@Suite struct MailTemplateTests {
+@Suite(.timeLimit(.minutes(1))) struct MailTemplateTests {
     @Test func aFolderTemplateBecomesTheHTMLPartWithValuesEscaped() throws {
         let dir = TemporaryDirectory("soar-templates")
         try "<a href=\"{{ .ConfirmationURL }}\">{{.Token}}</a> for {{ .Email }}".write(toFile: dir.path + "/magic_link.html", atomically: true, encoding: .utf8)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import SoarClient
 
-@Suite struct PKCETests {
+@Suite(.timeLimit(.minutes(1))) struct PKCETests {
     @Test func theChallengeIsRFC7636sForItsExample() {
         #expect(PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk").challenge == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
     }

@@ -58,7 +58,7 @@ import TodoKit
 }
 
 /// Types from `soar gen types swift` (Sources/TodoKit/Database.swift) sit beside SoarClient's own.
-@Suite struct GeneratedTypesTests {
+@Suite(.timeLimit(.minutes(1))) struct GeneratedTypesTests {
     @Test func theyDecodeARowBesideSoarClientsModels() throws {
         let row = #"{"id":"6e1e5a8f-1a4b-4c66-9d2b-2f1f0e7d9a10","user_id":"6e1e5a8f-1a4b-4c66-9d2b-2f1f0e7d9a11","title":"milk","completed":false,"sort_order":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}"#
         let generated = try JSONCoding.decode(Database.Todo.self, from: Data(row.utf8))
