@@ -19,6 +19,8 @@ struct Channel {
     var room: String
 
     static func room(_ topic: String, isPrivate: Bool) -> String { isPrivate ? privateMark + topic : topic }
+    /// A topic's name without `realtime:` (what policies see as `realtime.topic()`).
+    static func name(of topic: String) -> String { String(topic.dropFirst(topic.hasPrefix("realtime:") ? 9 : 0)) }
     /// The topic a room's messages go out on.
     static func topic(ofRoom room: String) -> String { room.hasPrefix(privateMark) ? String(room.dropFirst(privateMark.count)) : room }
     private static let privateMark = "\u{1}private\u{1}"
@@ -63,7 +65,7 @@ final class Channels {
 
     private func join(_ message: PhoenixMessage, _ client: Client) {
         let config = message.payload.objectValue?["config"]?.objectValue ?? [:]
-        let name = message.topic.dropFirst(9)
+        let name = Channel.name(of: message.topic)
         guard message.topic.hasPrefix("realtime:"), !name.isEmpty, message.topic.utf8.count <= 255,
             !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f })
         else {
@@ -107,7 +109,7 @@ final class Channels {
             client.send(message.reply("error", ["reason": "Private channels are not available on this server"]))
             return
         }
-        let topic = String(message.topic.dropFirst(message.topic.hasPrefix("realtime:") ? 9 : 0))
+        let topic = Channel.name(of: message.topic)
         let pending = PendingJoin(socket: client.serial, topic: message.topic)
         pendingJoins.insert(pending)
         let driver = self.driver
@@ -121,12 +123,11 @@ final class Channels {
     /// socket went away meanwhile.
     private func authorized(_ pending: PendingJoin, _ message: PhoenixMessage, identity: RealtimeIdentity, _ result: Result<ChannelRights, RealtimeError>) {
         guard pendingJoins.remove(pending) != nil, let client = driver.client(serial: pending.socket), client.joined[message.topic] == nil else { return }
-        let topic = String(message.topic.dropFirst(message.topic.hasPrefix("realtime:") ? 9 : 0))
         switch result {
         case .failure(let error):
             client.send(message.reply("error", ["reason": .string(error.description)]))
         case .success(let rights) where !rights.read:
-            client.send(message.reply("error", ["reason": .string("Unauthorized: you do not have permissions to read from this Channel topic: \(topic)")]))
+            client.send(message.reply("error", ["reason": .string(Self.unauthorizedRead(message.topic))]))
         case .success(let rights):
             admit(message, client, identity: identity, rights: rights)
         }
@@ -171,7 +172,7 @@ final class Channels {
             client.send(PhoenixMessage(
                 joinRef: channel.joinRef, topic: message.topic, event: "system",
                 payload: ["status": "ok", "message": "Subscribed to PostgreSQL", "extension": "postgres_changes",
-                          "channel": .string(String(message.topic.dropFirst(message.topic.hasPrefix("realtime:") ? 9 : 0)))]))
+                          "channel": .string(Channel.name(of: message.topic))]))
         }
         if wantsState {
             client.send(PhoenixMessage(joinRef: channel.joinRef, topic: message.topic, event: "presence_state", payload: state(of: channel.room)))
@@ -214,7 +215,7 @@ final class Channels {
         let serial = client.serial, topic = message.topic, joinRef = channel.joinRef
         let driver = self.driver
         driver.checks.async {
-            let result = authority.rights(topic: String(topic.dropFirst(9)), identity: identity)
+            let result = authority.rights(topic: Channel.name(of: topic), identity: identity)
             _ = loop.execute { driver.channels.reauthorized(serial: serial, topic: topic, joinRef: joinRef, identity: identity, result) }
         }
     }
@@ -225,7 +226,7 @@ final class Channels {
             channel.identity == identity
         else { return }
         guard case .success(let rights) = result, rights.read else {
-            close(topic, of: client, because: "Unauthorized: you do not have permissions to read from this Channel topic: \(topic.dropFirst(9))")
+            close(topic, of: client, because: Self.unauthorizedRead(topic))
             return
         }
         channel.rights = rights
@@ -235,14 +236,18 @@ final class Channels {
 
     // MARK: broadcast
 
+    /// The joined channel `client` may broadcast on, or why it may not.
+    private func broadcaster(_ topic: String, _ client: Client) -> Result<Channel, RealtimeError> {
+        guard let channel = client.joined[topic] else { return .failure(RealtimeError("unmatched topic")) }
+        if let rights = channel.rights, !rights.broadcast { return .failure(RealtimeError(Self.unauthorizedWrite(topic))) }
+        return .success(channel)
+    }
+
     private func relay(_ message: PhoenixMessage, _ client: Client) {
-        guard let channel = client.joined[message.topic] else {
-            client.send(message.reply("error", ["reason": "unmatched topic"]))
-            return
-        }
-        if let rights = channel.rights, !rights.broadcast {
-            client.send(message.reply("error", ["reason": .string(Self.unauthorizedWrite(message.topic))]))
-            return
+        let channel: Channel
+        switch broadcaster(message.topic, client) {
+        case .success(let joined): channel = joined
+        case .failure(let refusal): return client.send(message.reply("error", ["reason": .string(refusal.description)]))
         }
         let fields = message.payload.objectValue ?? [:]
         broadcast(room: channel.room, event: fields["event"]?.stringValue ?? "", payload: fields["payload"] ?? [:], from: client, includeSender: channel.broadcastSelf)
@@ -255,13 +260,10 @@ final class Channels {
         let reply = { (status: String, response: JSONValue) in
             PhoenixMessage(joinRef: push.joinRef, ref: push.ref, topic: push.topic, event: "phx_reply", payload: ["status": .string(status), "response": response])
         }
-        guard let channel = client.joined[push.topic] else {
-            client.send(reply("error", ["reason": "unmatched topic"]))
-            return
-        }
-        if let rights = channel.rights, !rights.broadcast {
-            client.send(reply("error", ["reason": .string(Self.unauthorizedWrite(push.topic))]))
-            return
+        let channel: Channel
+        switch broadcaster(push.topic, client) {
+        case .success(let joined): channel = joined
+        case .failure(let refusal): return client.send(reply("error", ["reason": .string(refusal.description)]))
         }
         for member in (members[channel.room] ?? [:]).values where member !== client || channel.broadcastSelf { member.send(push) }
         if channel.broadcastAck, push.ref != nil { client.send(reply("ok", [:])) }
@@ -277,9 +279,13 @@ final class Channels {
         }
     }
 
-    /// Supabase's words for a send its policies refuse.
+    /// Supabase's words for a join and a send its policies refuse.
+    static func unauthorizedRead(_ topic: String) -> String {
+        "Unauthorized: you do not have permissions to read from this Channel topic: " + Channel.name(of: topic)
+    }
+
     static func unauthorizedWrite(_ topic: String) -> String {
-        "Unauthorized: you do not have permissions to write to this Channel topic: " + String(topic.dropFirst(topic.hasPrefix("realtime:") ? 9 : 0))
+        "Unauthorized: you do not have permissions to write to this Channel topic: " + Channel.name(of: topic)
     }
 
     // MARK: presence

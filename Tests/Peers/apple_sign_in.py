@@ -24,12 +24,6 @@ def b64(number):
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
-def expect(condition, what):
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
-
-
 if sys.argv[1] == "keys":
     folder = sys.argv[2]
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -40,6 +34,7 @@ if sys.argv[1] == "keys":
     sys.exit(0)
 
 from supabase import create_client  # noqa: E402
+from peer import expect  # noqa: E402
 
 url, anon, folder = sys.argv[2], sys.argv[3], sys.argv[4]
 key = open(f"{folder}/key.pem", "rb").read()

@@ -14,15 +14,10 @@ from urllib.parse import parse_qs, urlparse
 import httpx
 from supabase import ClientOptions, create_client
 from supabase_auth.errors import AuthApiError
+from peer import expect
 
 url, anon, service, mode = sys.argv[1:5]
 service_headers = {"apikey": service, "authorization": f"Bearer {service}"}
-
-
-def expect(condition, what):
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
 
 
 def mails(to):

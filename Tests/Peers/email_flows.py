@@ -12,14 +12,9 @@ from urllib.parse import parse_qs, urlparse
 import httpx
 from supabase import ClientOptions, create_client
 from supabase_auth.errors import AuthApiError
+from peer import expect
 
 url, anon, service = sys.argv[1], sys.argv[2], sys.argv[3]
-
-
-def expect(condition, what):
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
 
 
 def last_mail(to):

@@ -15,14 +15,9 @@ import uuid
 
 from supabase import ClientOptions, create_client
 from supabase_auth.errors import AuthApiError
+from peer import expect
 
 url, anon = sys.argv[1], sys.argv[2]
-
-
-def expect(condition, what):
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
 
 
 def totp(secret, at=None):

@@ -16,23 +16,10 @@ import uuid
 import httpx
 from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
 from supabase import create_client
+from peer import expect, until
 
 url, anon = sys.argv[1], sys.argv[2]
 data_url = sys.argv[3] if len(sys.argv) > 3 else url
-
-
-def expect(condition, what):
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
-
-
-async def until(condition, what, seconds=5):
-    for _ in range(int(seconds * 50)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    expect(False, what)
 
 
 def user():

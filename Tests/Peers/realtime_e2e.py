@@ -9,22 +9,9 @@ import sys
 
 import httpx
 from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
+from peer import expect, until
 
 url, anon, service = sys.argv[1], sys.argv[2], sys.argv[3]
-
-
-def expect(condition, what):
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
-
-
-async def until(condition, what, seconds=5):
-    for _ in range(int(seconds * 50)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    expect(False, what)
 
 
 async def subscribed(channel):

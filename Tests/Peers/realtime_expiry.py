@@ -11,14 +11,9 @@ import uuid
 
 import httpx
 import websockets
+from peer import expect
 
 url, anon = sys.argv[1], sys.argv[2]
-
-
-def expect(condition, what):
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
 
 
 async def main():

@@ -12,15 +12,10 @@ import sys
 
 import httpx
 import websockets
+from peer import expect
 
 url, anon = sys.argv[1], sys.argv[2]
 ws_url = url.replace("http", "ws", 1) + "/realtime/v1/websocket"
-
-
-def expect(condition, what):
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
 
 
 async def connect(vsn="1.0.0"):

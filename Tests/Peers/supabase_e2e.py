@@ -14,6 +14,7 @@ from postgrest.exceptions import APIError
 from supabase import create_client
 from supabase_auth.errors import AuthApiError
 from supabase_functions.errors import FunctionsHttpError
+from peer import expect
 
 url, anon = sys.argv[1], sys.argv[2]
 control = sys.argv[3] if len(sys.argv) > 3 else None
@@ -21,12 +22,6 @@ control = sys.argv[3] if len(sys.argv) > 3 else None
 
 def client():
     return create_client(url, anon)
-
-
-def expect(condition, what):
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
 
 
 def api_error(call):

@@ -53,17 +53,23 @@ public actor RealtimeClient {
     /// Sends a message and waits for its `phx_reply`: the reply's `response` when `ok`.
     func request(topic: String, event: String, payload: JSONValue, joinRef: String?) async throws -> JSONValue {
         let socket = try await open()
-        nextRef += 1
-        let ref = String(nextRef)
-        let text = String(decoding: JSONValue.object([
-            "topic": .string(topic), "event": .string(event), "payload": payload, "ref": .string(ref), "join_ref": joinRef.map { .string($0) } ?? .null,
-        ]).jsonData, as: UTF8.self)
+        let (ref, text) = message(topic: topic, event: event, payload: payload, joinRef: joinRef)
         return try await withCheckedThrowingContinuation { continuation in
             replies[ref] = continuation
             Task {
                 do { try await socket.send(text) } catch { self.fail(ref, error) }
             }
         }
+    }
+
+    /// A message with the next ref, as vsn 1.0.0 writes it.
+    private func message(topic: String, event: String, payload: JSONValue, joinRef: String?) -> (ref: String, text: String) {
+        nextRef += 1
+        let ref = String(nextRef)
+        let text = String(decoding: JSONValue.object([
+            "topic": .string(topic), "event": .string(event), "payload": payload, "ref": .string(ref), "join_ref": joinRef.map { .string($0) } ?? .null,
+        ]).jsonData, as: UTF8.self)
+        return (ref, text)
     }
 
     /// The token a join carries: the signed-in user's, else the API key.
@@ -158,12 +164,8 @@ public actor RealtimeClient {
         guard event != .initialSession, let socket = connection else { return }
         let token = session?.accessToken ?? apiKey
         for (topic, channel) in channels.withLock({ $0 }) where channel.wasJoined {
-            nextRef += 1
-            let text = String(decoding: JSONValue.object([
-                "topic": .string(topic), "event": "access_token", "payload": ["access_token": .string(token)],
-                "ref": .string(String(nextRef)), "join_ref": channel.joinRef.map { .string($0) } ?? .null,
-            ]).jsonData, as: UTF8.self)
-            try? await socket.send(text)
+            // No reply comes to an access_token update: sent, not awaited.
+            try? await socket.send(message(topic: topic, event: "access_token", payload: ["access_token": .string(token)], joinRef: channel.joinRef).text)
         }
     }
 

@@ -39,7 +39,8 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
         timer.schedule(deadline: .now(), repeating: Self.interval, leeway: .milliseconds(5))
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            if self.realtime.changeSubscriptions().isEmpty { self.poll() } else { self.lane.wait { self.poll() } }
+            let subscriptions = self.realtime.changeSubscriptions()
+            if subscriptions.isEmpty { self.poll(subscriptions) } else { self.lane.wait { self.poll(subscriptions) } }
         }
         timer.resume()
         self.timer = timer
@@ -74,13 +75,12 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
 
     // MARK: reading the log
 
-    private func poll() {
+    private func poll(_ subscriptions: [ChangeSubscription]) {
         do {
             if !store.realtimeTables.isEmpty, Date().timeIntervalSince(lastPruned) > 10 {
                 lastPruned = Date()
                 try store.pruneChanges(olderThan: 60)
             }
-            let subscriptions = realtime.changeSubscriptions()
             guard !subscriptions.isEmpty else {
                 // Nobody follows: the store is left alone, and reading starts from then when someone does.
                 last = -1

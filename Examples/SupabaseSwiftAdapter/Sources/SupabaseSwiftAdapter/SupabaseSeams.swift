@@ -30,25 +30,11 @@ public struct SupabaseInbox: InboxSyncing {
     let client: SupabaseClient
     public init(client: SupabaseClient) { self.client = client }
 
-    struct Row: Decodable {
-        var id: String
-        var title: String?
-        var body: String?
-        var payload: [String: JSONValue]?
-        var created_at: String
-        var read_at: String?
-        var opened_at: String?
-    }
-
     public func fetch() async throws(AppError) -> [InboxEntry] {
         do {
-            let rows: [Row] = try await client.from("notifications").select().order("created_at", ascending: false)
+            let rows: [JSONValue] = try await client.from("notifications").select().order("created_at", ascending: false)
                 .limit(Inbox.capacity).execute().value
-            return rows.map { row in
-                InboxEntry(
-                    id: row.id, title: row.title, body: row.body, data: row.payload ?? [:],
-                    receivedAt: Timestamp.parse(row.created_at) ?? Date(), isRead: row.read_at != nil || row.opened_at != nil, isOnServer: true)
-            }
+            return rows.compactMap(ServerInbox.entry)
         } catch { throw AppError.map(error) }
     }
 

@@ -41,8 +41,9 @@ public struct InboxEntry: Sendable, Hashable, Identifiable {
     /// The entry with its link and route read by `routes`.
     public func routed(by routes: RouteTable) -> InboxEntry {
         var entry = self
-        entry.link = routes.payloadKeys.lazy.compactMap { self.data[$0]?.stringValue }.first
-        entry.route = routes.route(for: Payload(custom: data))
+        let payload = Payload(custom: data)
+        entry.link = routes.link(in: payload)
+        entry.route = routes.route(for: payload)
         return entry
     }
 }
