@@ -60,8 +60,10 @@ let package = Package(
         .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CPostgres", "SoarMigrations", "SoarSchema"]),
         .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore", "CQREncode", "CCurl"]),
         .target(name: "SoarPush", dependencies: ["SoarCore", "SoarAPNs", "SoarStore"]),
+        // Supabase Storage without HTTP: buckets and objects as rows under the app's policies, bytes as files.
+        .target(name: "SoarStorage", dependencies: ["SoarCore", "SoarCrypto", "SoarStore"]),
         .target(name: "SoarRealtime", dependencies: ["SoarCore", "SoarHTTP", "SoarHTTP2", "CWslay"]),
-        .target(name: "SoarServer", dependencies: ["SoarRealtime", "SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush"]),
+        .target(name: "SoarServer", dependencies: ["SoarRealtime", "SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush", "SoarStorage"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarRealtime", "SoarServer", "SoarClient", "SoarClientTesting"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
         .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCore", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient", "SoarClientTesting"]),

@@ -30,6 +30,7 @@ public enum Migrations {
         File(name: "0017_email_change.sql", bytes: PackageResources._017_email_change_sql),
         File(name: "0018_changes.sql", bytes: PackageResources._018_changes_sql),
         File(name: "0019_realtime_messages.sql", bytes: PackageResources._019_realtime_messages_sql),
+        File(name: "0020_storage.sql", bytes: PackageResources._020_storage_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
@@ -49,12 +50,15 @@ public enum Migrations {
         File(name: "0012_email_change.sql", bytes: PackageResources._012_email_change_sql),
         File(name: "0013_changes.sql", bytes: PackageResources._013_changes_sql),
         File(name: "0014_realtime_messages.sql", bytes: PackageResources._014_realtime_messages_sql),
+        File(name: "0015_storage.sql", bytes: PackageResources._015_storage_sql),
     ]
 }
 
 extension Migrations {
     /// The seed app's tables, policies and grants: the first of the app's migrations.
     public static let starter = File(name: "20250101000000_starter.sql", bytes: PackageResources._0250101000000_starter_sql)
+    /// Storage for the seed app's avatars: a bucket and its policies.
+    public static let avatars = File(name: "20250102000000_avatars.sql", bytes: PackageResources._0250102000000_avatars_sql)
 }
 
 extension Migrations.File {

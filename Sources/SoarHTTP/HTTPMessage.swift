@@ -1,7 +1,8 @@
 import Foundation
 import SoarCore
 
-/// An HTTP request as a handler sees it: header names lowercased, the body read whole.
+/// An HTTP request as a handler sees it: header names lowercased, the body read whole (or
+/// streamed to the ``sink`` its body destination named).
 public struct HTTPRequest: Sendable {
     public var method: String
     /// The path without the query string, percent-decoded by the server.
@@ -10,6 +11,8 @@ public struct HTTPRequest: Sendable {
     public var query: [(name: String, value: String)]
     public var headers: [String: String]
     public var body: Data
+    /// The sink that took the body, when it was streamed.
+    public var sink: (any RequestBodySink)?
     /// The client's IP address, empty when unknown.
     public var remoteAddress: String
 
@@ -36,6 +39,8 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: Data
+    /// A body sent from a file instead of `body` (a stored object).
+    public var file: FileBody?
     /// With a 101 answer: who takes the connection over once it went out.
     public var upgrade: (@Sendable (UpgradedSocket) -> Void)?
 

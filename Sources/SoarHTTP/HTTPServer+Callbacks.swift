@@ -10,6 +10,10 @@ final class RequestBuffer {
     var started = false
     var body = Data()
     var tooLarge = false
+    /// Where the body streams to, when its destination said so.
+    var sink: (any RequestBodySink)?
+    /// The answer a sink ended the request with; the rest of the body is not read.
+    var sinkAnswer: HTTPResponse?
     /// The connection closes after the answer (a request framed two ways).
     var closeAfter = false
     /// The request's headers as they came (repeated names kept), read once when they arrived.
@@ -103,6 +107,22 @@ func httpAccessHandler(
             return queue(refusal.response, on: connection, closing: true)
         }
         buffer.closeAfter = framing.closeAfter
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        switch server.bodyDestination(head(method, url, headers, connection)) {
+        case .memory: break
+        case .stream(let sink): buffer.sink = sink
+        case .refuse(let response): return queue(response, on: connection, closing: true)
+        }
+        return .YES
+    }
+    if uploadSize.pointee > 0, let sink = buffer.sink {
+        // A sink that ended the request reads no more: the connection closes, its answer unsent
+        // (libmicrohttpd takes an answer only before the body or after all of it).
+        guard buffer.sinkAnswer == nil else { return .NO }
+        if let uploadData {
+            buffer.sinkAnswer = sink.write(UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee))
+        }
+        uploadSize.pointee = 0
         return .YES
     }
     if uploadSize.pointee > 0 {
@@ -129,6 +149,7 @@ func httpAccessHandler(
     if server.draining.load(ordering: .acquiring) { return queue(HTTPServer.stopping, on: connection, closing: true) }
     var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/")
     request.body = buffer.body
+    request.sink = buffer.sink
     let values = KeyValues()
     withExtendedLifetime(values) {
         let collector = Unmanaged.passUnretained(values).toOpaque()
@@ -138,6 +159,7 @@ func httpAccessHandler(
     }
     request.remoteAddress = clientAddress(connection)
     if buffer.tooLarge { return queue(server.tooLarge(request), on: connection, closing: buffer.closeAfter) }
+    if let answer = buffer.sinkAnswer { return queue(answer, on: connection, closing: true) }
     let later = LaterAnswer(connection: connection, waiting: server.waiting)
     if let response = server.handler(request, later) {
         if let take = response.upgrade {
@@ -199,9 +221,29 @@ private func allValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(
     }
 }
 
+/// The request as its headers show it, for the server's body destination.
+private func head(_ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?, _ headers: [(String, String)], _ connection: OpaquePointer) -> HTTPRequest {
+    var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/")
+    request.headers = headers.reduce(into: [:]) { $0[$1.0.lowercased()] = $1.1 }
+    let values = KeyValues()
+    withExtendedLifetime(values) {
+        MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectKeyValue, Unmanaged.passUnretained(values).toOpaque())
+        request.query = values.pairs.map { (name: $0.0, value: $0.1) }
+    }
+    request.remoteAddress = clientAddress(connection)
+    return request
+}
+
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
-    let made = response.body.withUnsafeBytes { raw in
-        MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+    let made: OpaquePointer?
+    if let file = response.file {
+        // libmicrohttpd owns the descriptor from here (it closes it with the response).
+        made = MHD_create_response_from_fd_at_offset64(UInt64(file.length), file.descriptor, UInt64(file.offset))
+        if made == nil { close(file.descriptor) }
+    } else {
+        made = response.body.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+        }
     }
     guard let made else { return .NO }
     defer { MHD_destroy_response(made) }

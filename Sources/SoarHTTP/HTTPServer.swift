@@ -52,6 +52,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     let handler: DeferringHandler
     let oversized: Handler
+    /// Where each request's body goes, asked once its headers are in (its `body` is empty then).
+    let bodyDestination: @Sendable (HTTPRequest) -> BodyDestination
     /// What the server tells its owner's log.
     public enum Notice: Sendable {
         /// A request refused before the handler: its status, why, and the client's address.
@@ -89,9 +91,11 @@ public final class HTTPServer: @unchecked Sendable {
     public init(
         host: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits(), tls: TLS? = nil,
         oversized: Handler? = nil, notify: @escaping @Sendable (Notice) -> Void = { _ in },
+        bodyDestination: @escaping @Sendable (HTTPRequest) -> BodyDestination = { _ in .memory },
         deferringHandler handler: @escaping DeferringHandler
     ) throws(HTTPServerError) {
         self.handler = handler
+        self.bodyDestination = bodyDestination
         self.notify = notify
         logger = .allocate(capacity: 1)
         self.limits = limits

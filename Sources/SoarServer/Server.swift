@@ -4,6 +4,7 @@ import SoarCore
 import SoarHTTP
 import SoarPush
 import SoarRealtime
+import SoarStorage
 import SoarStore
 
 /// `soar serve`: HTTP -> route table -> gateway (keys, JWT) -> a service (auth, data, functions) -> the store.
@@ -34,6 +35,9 @@ public final class Server: Sendable {
         /// How long send-test-push waits for APNs before answering 504 (delivery goes on).
         public var testPushDeadline = Duration.seconds(20)
         public var version = "soar"
+        /// Where stored objects' bytes live (`--storage-dir`); nil: `/storage/v1` answers 503.
+        public var storageDirectory: String?
+        public var storageLimits = StorageService.Limits()
 
         public init() {}
     }
@@ -46,6 +50,9 @@ public final class Server: Sendable {
     public let realtime: RealtimeServer
     /// Database changes to realtime's subscribers.
     private let changes: ChangeFeed
+    /// Supabase Storage, when a directory for its bytes is configured.
+    public let storage: StorageService?
+    private let storageEndpoints: StorageEndpoints?
     let logger: Logger
     let metrics = Metrics()
     private let router: Router
@@ -83,6 +90,7 @@ public final class Server: Sendable {
                     logger.log(.warn, "http", ["error": .string(message)])
                 }
             },
+            bodyDestination: { request in box.server?.bodyDestination(request) ?? .memory },
             deferringHandler: { request, later in
                 guard let server = box.server else { return HTTPResponse(status: 503) }
                 return server.answer(request, later: later)
@@ -114,6 +122,28 @@ public final class Server: Sendable {
         realtime.setChangeAuthority(changes)
         realtime.setChannelAuthority(ChannelPolicies(store: store))
         changes.start()
+        if let directory = configuration.storageDirectory {
+            do {
+                let storage = StorageService(store: store, files: try ObjectFiles(root: directory), secret: keys.secret, limits: configuration.storageLimits, now: now)
+                let endpoints = StorageEndpoints(storage: storage, gateway: gateway)
+                endpoints.register(in: &router)
+                (self.storage, storageEndpoints) = (storage, endpoints)
+                // What a crash left behind: uploads never finished, versions no row names.
+                DispatchQueue.global(qos: .utility).async {
+                    if let removed = try? storage.sweep(), removed > 0 { logger.log(.info, "storage swept", ["files": .int(removed)]) }
+                }
+            } catch {
+                changes.stop()
+                realtime.stop()
+                http.stop()
+                throw HTTPServerError(error.message)
+            }
+        } else {
+            (storage, storageEndpoints) = (nil, nil)
+            router.add(["GET", "POST", "PUT", "DELETE"], "/storage/v1/{rest*}") { _ throws(ServerError) in
+                throw .storage(StorageError(status: 503, error: "unavailable", code: "StorageUnavailable", message: "storage is not configured (soar serve --storage-dir)"))
+            }
+        }
         let rest = RestService(store: store)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
@@ -190,6 +220,21 @@ public final class Server: Sendable {
         return finish(outcome, request, requestID: requestID, label: label, started: started)
     }
 
+    /// Where a request's body goes: an upload's to its file (refused now when its headers already
+    /// rule it out), any other's into memory.
+    private func bodyDestination(_ request: HTTPRequest) -> BodyDestination {
+        guard let storageEndpoints, request.method == "POST" || request.method == "PUT", request.path.hasPrefix("/storage/v1/object/") else { return .memory }
+        let (route, parameters, _) = router.match(request.method, request.path)
+        guard let route, StorageEndpoints.streams(request.method, route: route.label) else { return .memory }
+        switch storageEndpoints.beginUpload(request, route: route.label, parameters: parameters) {
+        case .success(let sink):
+            sink.refusal = { [weak self] error in self?.refuse(request, .storage(error)) ?? HTTPResponse(status: error.httpStatus) }
+            return .stream(sink)
+        case .failure(let error):
+            return .refuse(refuse(request, error))
+        }
+    }
+
     /// The answer to a request refused before routing (a body over the limit).
     private func refuse(_ request: HTTPRequest, _ failure: ServerError) -> HTTPResponse {
         finish(.failure(failure), request, requestID: Self.requestID(request.headers["x-request-id"]), label: "unmatched", started: .now)
@@ -219,6 +264,7 @@ public final class Server: Sendable {
             switch fault.shape {
             case .auth(let failure): error = failure.message
             case .rest(_, let message, _, _), .gateway(let message, _), .function(_, let message): error = message
+            case .storage(let failure): error = failure.message
             }
         }
         logger.log(

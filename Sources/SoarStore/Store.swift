@@ -23,6 +23,9 @@ public enum ConflictResolution: Sendable, Equatable {
 public protocol DataStore: Sendable {
     /// The tables and views the data API serves now (the app's schema), by name.
     var tables: [String: Table] { get }
+    /// One of Soar's built-in relations (`storage.objects`, `storage.buckets`: ``Schema/builtIns``)
+    /// under the app's grants and policies; the data API does not serve them.
+    func builtIn(_ name: String) -> Table
     /// The functions `/rest/v1/rpc/<name>` calls, by name.
     var functions: [String: Function] { get }
     /// Calls `function` as `access` with a value for each of its arguments (nil: its default);

@@ -35,6 +35,7 @@ public final class ServerFixture: Sendable {
         configuration.port = 0
         // A cheap hash keeps sign-ups fast in tests; the format and checks are the production ones.
         configuration.passwordHasher = PasswordHasher(memoryKiB: 64, passes: 1)
+        configuration.storageDirectory = directory.path + "/storage"
         configure(&configuration)
         let store: any Store
         if PostgresCluster.selected {

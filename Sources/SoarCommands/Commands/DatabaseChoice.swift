@@ -29,6 +29,12 @@ enum DatabaseChoice {
         }
     }
 
+    /// Storage's default directory: `storage` beside the SQLite file, or in the working directory.
+    var storageDirectory: String {
+        guard case .sqlite(let path) = self else { return "storage" }
+        return (path as NSString).deletingLastPathComponent + "/storage"
+    }
+
     /// Opens (creating and migrating) the database, applying the app's migrations `app`.
     func open(app: [MigrationFile], synchronous: SQLiteSynchronous = .full) throws(CommandError) -> any Store {
         do {

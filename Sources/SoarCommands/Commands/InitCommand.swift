@@ -32,14 +32,16 @@ struct InitCommand: Command {
         guard existing.isEmpty else {
             throw .usage("\(folder) already holds \(existing.count) migration(s): soar init writes only into an empty folder")
         }
-        let path = (folder as NSString).appendingPathComponent(AppSchema.starter.fileName)
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try AppSchema.starter.sql.write(toFile: path, atomically: true, encoding: .utf8)
-        } catch {
-            throw .configuration("cannot write \(path): \(error.localizedDescription)")
+        for file in AppSchema.starters {
+            let path = (folder as NSString).appendingPathComponent(file.fileName)
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try file.sql.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                throw .configuration("cannot write \(path): \(error.localizedDescription)")
+            }
+            console.print("wrote \(path)")
         }
-        console.print("wrote \(path)")
         let routes = ((folder as NSString).deletingLastPathComponent as NSString).appendingPathComponent("routes.json")
         if !FileManager.default.fileExists(atPath: routes) {
             do { try RouteTable.seedApp.fileText.write(toFile: routes, atomically: true, encoding: .utf8) } catch {

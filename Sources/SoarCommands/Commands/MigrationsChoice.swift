@@ -28,7 +28,7 @@ struct MigrationsChoice {
     ///
     /// - Throws: ``CommandError/configuration(_:)`` for a file that is not named as a migration.
     func files() throws(CommandError) -> [MigrationFile] {
-        guard let folder else { return [AppSchema.starter] }
+        guard let folder else { return AppSchema.starters }
         do { return try MigrationFile.folder(folder) } catch { throw .configuration(error.message) }
     }
 

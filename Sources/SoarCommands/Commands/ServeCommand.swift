@@ -20,6 +20,7 @@ struct ServeCommand: Command {
         Option("--db", value: "PATH", help: "SQLite file (default ./soar.db, or SOAR_DB); created and migrated on start."),
         Option("--database-url", value: "URL", help: "PostgreSQL instead of SQLite (or DATABASE_URL): postgres://user@host:port/db."),
         MigrationsChoice.option,
+        Option("--storage-dir", value: "DIR", help: "Where Storage keeps objects' bytes (default ./storage beside the SQLite file, or ./storage)."),
         Option("--threads", value: "N", help: "HTTP worker threads (default 4)."),
         Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
         Option("--max-connections-per-ip", value: "N", help: "Open connections one client address may hold (default 256; 0: no limit, behind a proxy)."),
@@ -158,8 +159,10 @@ struct ServeCommand: Command {
             configuration.apple = AppleSignIn(clientIDs: appleIDs, keysURL: environment["SOAR_APPLE_JWKS_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? AppleSignIn.keysURL)
         }
         configuration.version = "soar \(SoarCLI.version)"
-        self.configuration = configuration
         database = try DatabaseChoice(arguments)
+        if let directory = arguments.value("--storage-dir"), directory.isEmpty { throw .usage("--storage-dir is empty: give a directory") }
+        configuration.storageDirectory = APNsEmulatorCommand.absolute(arguments.value("--storage-dir") ?? database.storageDirectory)
+        self.configuration = configuration
         let mode = arguments.value("--synchronous") ?? "full"
         guard let synchronous = SQLiteSynchronous(rawValue: mode) else { throw .usage("--synchronous must be full or normal, not \"\(mode)\"") }
         if case .postgres = database, arguments.value("--synchronous") != nil {
@@ -219,6 +222,7 @@ struct ServeCommand: Command {
             console.print("APNs emulator: sandbox \(local.emulator.url), production \(local.emulator.productionURL ?? local.emulator.url), control \(local.emulator.controlURL)")
         }
         console.print("schema: \(migrations.name)")
+        if let directory = configuration.storageDirectory { console.print("storage: \(directory)") }
         console.flush()
         await termination.wait()
         server.shutdown(grace: .seconds(10))

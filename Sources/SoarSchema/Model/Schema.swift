@@ -29,30 +29,69 @@ public struct Schema: Codable, Sendable, Equatable {
     /// Supabase's `realtime.messages`, whose policies authorize private channels: every schema
     /// has it (Soar's, not the app's), with row security on and, like Supabase, SELECT and INSERT
     /// granted to the API roles, so only the app's policies open it. The data API does not serve it.
-    public static let realtimeMessages: Relation = {
-        var relation = Relation(
-            name: "realtime.messages",
-            columns: [
-                Attribute(name: "id", type: "uuid", nullable: false, hasDefault: true), Attribute(name: "topic", type: "text", nullable: false),
-                Attribute(name: "extension", type: "text", nullable: false), Attribute(name: "event", type: "text"),
-                Attribute(name: "payload", type: "jsonb"), Attribute(name: "private", type: "bool", hasDefault: true),
-                Attribute(name: "inserted_at", type: "timestamp", nullable: false, hasDefault: true),
-                Attribute(name: "updated_at", type: "timestamp", nullable: false, hasDefault: true),
-            ], primaryKey: ["id"])
-        relation.rowSecurity = true
-        var readWrite = Privileges()
-        readWrite.select = true
-        readWrite.insert = true
-        relation.grants = ["anon": readWrite, "authenticated": readWrite]
-        return relation
-    }()
+    public static let realtimeMessages = builtIn(
+        "realtime.messages",
+        [
+            Attribute(name: "id", type: "uuid", nullable: false, hasDefault: true), Attribute(name: "topic", type: "text", nullable: false),
+            Attribute(name: "extension", type: "text", nullable: false), Attribute(name: "event", type: "text"),
+            Attribute(name: "payload", type: "jsonb"), Attribute(name: "private", type: "bool", hasDefault: true),
+            Attribute(name: "inserted_at", type: "timestamp", nullable: false, hasDefault: true),
+            Attribute(name: "updated_at", type: "timestamp", nullable: false, hasDefault: true),
+        ], key: ["id"], grants: [.select, .insert])
 
-    /// The schema with ``realtimeMessages`` (a schema stored before it existed gains it).
-    public func withRealtimeMessages() -> Schema {
-        guard relations[Self.realtimeMessages.name] == nil else { return self }
+    /// Supabase Storage's buckets (`allowed_mime_types` is Postgres's `text[]`; on SQLite the
+    /// same array literal as text).
+    public static let storageBuckets = builtIn(
+        "storage.buckets",
+        [
+            Attribute(name: "id", type: "text", nullable: false), Attribute(name: "name", type: "text", nullable: false),
+            Attribute(name: "owner", type: "uuid"), Attribute(name: "owner_id", type: "text"),
+            Attribute(name: "public", type: "bool", nullable: false, hasDefault: true), Attribute(name: "file_size_limit", type: "int8"),
+            Attribute(name: "allowed_mime_types", type: "_text"),
+            Attribute(name: "created_at", type: "timestamptz", nullable: false, hasDefault: true),
+            Attribute(name: "updated_at", type: "timestamptz", nullable: false, hasDefault: true),
+        ], key: ["id"], grants: [.select, .insert, .update, .delete])
+
+    /// Supabase Storage's objects: one row per stored object, which the app's policies on it
+    /// (`bucket_id = 'avatars' and (storage.foldername(name))[1] = auth.uid()::text`) open.
+    public static let storageObjects = builtIn(
+        "storage.objects",
+        [
+            Attribute(name: "id", type: "uuid", nullable: false, hasDefault: true), Attribute(name: "bucket_id", type: "text", nullable: false),
+            Attribute(name: "name", type: "text", nullable: false), Attribute(name: "owner", type: "uuid"),
+            Attribute(name: "owner_id", type: "text"), Attribute(name: "version", type: "text"),
+            Attribute(name: "metadata", type: "jsonb"), Attribute(name: "user_metadata", type: "jsonb"),
+            Attribute(name: "created_at", type: "timestamptz", nullable: false, hasDefault: true),
+            Attribute(name: "updated_at", type: "timestamptz", nullable: false, hasDefault: true),
+            Attribute(name: "last_accessed_at", type: "timestamptz", nullable: false, hasDefault: true),
+        ], key: ["id"], grants: [.select, .insert, .update, .delete])
+
+    /// Soar's relations that take the app's policies and grants but that the data API does not
+    /// serve (one name each on SQLite, `schema.table`).
+    public static let builtIns = [realtimeMessages, storageBuckets, storageObjects]
+
+    public static func isBuiltIn(_ name: String) -> Bool { builtIns.contains { $0.name == name } }
+
+    /// The schema with every built-in relation (a schema stored before one existed gains it).
+    public func withBuiltIns() -> Schema {
         var schema = self
-        schema.relations[Self.realtimeMessages.name] = Self.realtimeMessages
+        for relation in Self.builtIns where schema.relations[relation.name] == nil { schema.relations[relation.name] = relation }
         return schema
+    }
+
+    private enum Grant { case select, insert, update, delete }
+
+    /// Row security on, the commands granted to the API roles (service_role bypasses only the policies).
+    private static func builtIn(_ name: String, _ columns: [Attribute], key: [String], grants: [Grant]) -> Relation {
+        var relation = Relation(name: name, columns: columns, primaryKey: key)
+        relation.rowSecurity = true
+        var granted = Privileges()
+        granted.select = grants.contains(.select)
+        granted.insert = grants.contains(.insert)
+        granted.update = grants.contains(.update)
+        granted.delete = grants.contains(.delete)
+        relation.grants = ["anon": granted, "authenticated": granted, "service_role": granted]
+        return relation
     }
 }
 

@@ -25,9 +25,9 @@ struct ExpressionTranslator {
                 return "?\(index + 1)"
             }
             if fields.count == 1, let row, let name = fields[0].stringValue { return row + "." + quote(name) }
-            // `realtime.messages.extension`: Realtime Authorization's table, one name on SQLite.
-            if fields.count >= 2, fields[0].stringValue == "realtime", fields[1].stringValue == "messages" {
-                return quote(Schema.realtimeMessages.name) + (fields.count == 3 ? "." + quote(fields[2].stringValue ?? "") : "")
+            // `realtime.messages.extension`, `storage.objects.name`: Soar's built-in tables, one name on SQLite.
+            if fields.count >= 2, let first = fields[0].stringValue, let second = fields[1].stringValue, Schema.isBuiltIn(first + "." + second) {
+                return quote(first + "." + second) + (fields.count == 3 ? "." + quote(fields[2].stringValue ?? "") : "")
             }
             return try fields.map { (field: Node) throws(SQLError) -> String in
                 if field.kind == "A_Star" { return "*" }
@@ -60,6 +60,8 @@ struct ExpressionTranslator {
             }
         case "FuncCall":
             return try function(node)
+        case "A_Indirection":
+            return try element(node)
         case "SQLValueFunction":
             switch node.string("op") {
             case "SVFOP_CURRENT_TIMESTAMP", "SVFOP_LOCALTIMESTAMP": return "now()"
@@ -172,6 +174,7 @@ struct ExpressionTranslator {
     /// Postgres functions with a SQLite equivalent; the request's own (`auth.uid()`…) are bound by the store.
     static let functions: [String: String] = [
         "auth.uid": "auth_uid", "auth.role": "auth_role", "realtime.topic": "realtime_topic", "auth.jwt": "auth_jwt", "auth.email": "auth_email",
+        "storage.foldername": "storage_foldername", "storage.filename": "storage_filename", "storage.extension": "storage_extension",
         "now": "now", "gen_random_uuid": "gen_random_uuid", "uuid_generate_v4": "gen_random_uuid",
         "lower": "lower", "upper": "upper", "length": "length", "char_length": "length", "character_length": "length",
         "abs": "abs", "btrim": "trim", "trim": "trim", "ltrim": "ltrim", "rtrim": "rtrim", "nullif": "nullif",
@@ -179,6 +182,19 @@ struct ExpressionTranslator {
         "avg": "avg", "round": "round", "replace": "replace", "substr": "substr", "substring": "substr",
         "jsonb_build_object": "json_object", "json_build_object": "json_object", "to_jsonb": "json", "to_json": "json",
     ]
+
+    /// `(storage.foldername(name))[1]`: one element of an array, counted from 1 as in Postgres
+    /// (NULL past either end). Arrays are JSON arrays on SQLite; slices are refused.
+    private func element(_ node: Node) throws(SQLError) -> String {
+        var text = try expression(try required(node.node("arg"), node))
+        for step in node.nodes("indirection") {
+            guard step.kind == "A_Indices", !step.bool("is_slice"), let index = step.node("uidx") else {
+                throw unsupported("this array slice or field selection", node)
+            }
+            text = "soar_array_at(\(text), \(try expression(index)))"
+        }
+        return text
+    }
 
     private func function(_ node: Node) throws(SQLError) -> String {
         var names = node.names("funcname")
@@ -318,6 +334,8 @@ struct ExpressionTranslator {
             return quote(relation)
         case "auth" where relation == "users":
             return quote("auth_users")
+        case let name? where Schema.isBuiltIn(name + "." + relation):
+            return quote(name + "." + relation)
         case let other?:
             throw unsupported("relations of schema \(other)", node)
         }

@@ -31,7 +31,7 @@ extension SQLiteTranslator {
         guard objectType == "OBJECT_TABLE" else { return }
         var targets: [String]
         if node.string("targtype") == "ACL_TARGET_ALL_IN_SCHEMA" {
-            targets = schema.relations.keys.filter { $0 != Schema.realtimeMessages.name }.sorted()
+            targets = schema.relations.keys.filter { !Schema.isBuiltIn($0) }.sorted()
         } else {
             targets = try node.nodes("objects").map { (object: Node) throws(SQLError) -> String in try existing(object, at).name }
         }

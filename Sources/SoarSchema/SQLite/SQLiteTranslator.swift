@@ -19,7 +19,7 @@ public struct SQLiteTranslator {
     /// The API roles: privileges name them, and so do policies.
     public static let roles = ["anon", "authenticated", "service_role"]
 
-    public init(schema: Schema) { self.schema = schema.withRealtimeMessages() }
+    public init(schema: Schema) { self.schema = schema.withBuiltIns() }
 
     var expressions: ExpressionTranslator {
         var translator = ExpressionTranslator(schema: schema)
@@ -130,7 +130,7 @@ public struct SQLiteTranslator {
         let at = node.location ?? 0
         let target = try required(node.record("relation", as: "RangeVar"), at)
         let table = try expressions.relationName(target)
-        let relation = schema.relation(target.string("relname") ?? "")
+        let relation = schema.relation((try? publicName(target, at)) ?? target.string("relname") ?? "")
         switch node.kind {
         case "InsertStmt":
             var columns = node.nodes("cols").compactMap { $0.string("name") }
@@ -180,8 +180,10 @@ public struct SQLiteTranslator {
     // MARK: helpers
 
     func publicName(_ node: Node, _ at: Int) throws(SQLError) -> String {
-        // Realtime Authorization's table takes the app's policies and grants, as on Supabase.
-        if node.string("schemaname") == "realtime", node.string("relname") == "messages" { return Schema.realtimeMessages.name }
+        // Realtime Authorization's and Storage's tables take the app's policies and grants, as on Supabase.
+        if let schemaName = node.string("schemaname"), let name = node.string("relname"), Schema.isBuiltIn(schemaName + "." + name) {
+            return schemaName + "." + name
+        }
         if let schemaName = node.string("schemaname"), schemaName != "public" {
             throw SQLError("only the public schema is supported on SQLite (not \(schemaName))", at: node.location ?? at)
         }

@@ -18,15 +18,20 @@ struct Router: Sendable {
         routes.append(Route(methods: methods, segments: pattern.split(separator: "/"), label: pattern, handler: handler))
     }
 
-    /// The route for a path, its `{name}` parameters, and whether only the method was wrong.
+    /// The route for a path, its `{name}` parameters, and whether only the method was wrong. A
+    /// last segment `{name*}` takes the rest of the path, slashes and all (a storage object's name).
     func match(_ method: String, _ path: String) -> (route: Route?, parameters: [String: String], methodAllowed: Bool) {
         let parts = path.split(separator: "/")
         var pathMatched = false
-        for route in routes where route.segments.count == parts.count {
+        for route in routes {
+            let rest = route.segments.last.map { $0.hasSuffix("*}") } ?? false
+            guard rest ? parts.count >= route.segments.count : parts.count == route.segments.count else { continue }
             var parameters: [String: String] = [:]
             var matched = true
-            for (pattern, part) in zip(route.segments, parts) {
-                if pattern.hasPrefix("{") {
+            for (index, (pattern, part)) in zip(route.segments, parts).enumerated() {
+                if rest, index == route.segments.count - 1 {
+                    parameters[String(pattern.dropFirst().dropLast(2))] = parts[index...].joined(separator: "/")
+                } else if pattern.hasPrefix("{") {
                     parameters[String(pattern.dropFirst().dropLast())] = String(part)
                 } else if pattern != part {
                     matched = false

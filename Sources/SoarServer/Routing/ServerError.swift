@@ -1,6 +1,7 @@
 import SoarAuth
 import SoarCore
 import SoarHTTP
+import SoarStorage
 import SoarStore
 
 /// An error answer: its HTTP status and the wire shape of the service that raised it.
@@ -16,6 +17,8 @@ public struct ServerError: Error, Sendable {
         case gateway(message: String, code: String?)
         /// A function's own answer: `{error, message}`, `error` a stable code.
         case function(code: String, message: String)
+        /// Supabase Storage: `{statusCode, error, message, code}`, the logical status in the body.
+        case storage(StorageError)
     }
 
     let status: Int
@@ -29,6 +32,10 @@ public struct ServerError: Error, Sendable {
 
     public static func gateway(_ status: Int, _ message: String, code: String? = nil) -> ServerError {
         ServerError(status: status, shape: .gateway(message: message, code: code))
+    }
+
+    public static func storage(_ error: StorageError) -> ServerError {
+        ServerError(status: error.httpStatus, shape: .storage(error))
     }
 
     public static func function(_ status: Int, _ code: String, _ message: String) -> ServerError {
@@ -58,6 +65,7 @@ public struct ServerError: Error, Sendable {
         case .auth(let error): error.code
         case .rest(let code, _, _, _), .function(let code, _): code
         case .gateway(_, let code): code ?? String(status)
+        case .storage(let error): error.code
         }
     }
 
@@ -101,6 +109,9 @@ public struct ServerError: Error, Sendable {
             return .json(status, .object(body))
         case .function(let code, let message):
             return .json(status, ["error": .string(code), "message": .string(message)])
+        case .storage(let error):
+            let message = status >= 500 ? "Internal Server Error" : error.message
+            return .json(status, ["statusCode": .string(String(error.status)), "error": .string(error.error), "message": .string(message), "code": .string(error.code)])
         }
     }
 }

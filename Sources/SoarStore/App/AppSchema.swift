@@ -8,12 +8,19 @@ public enum AppSchema {
 
     /// The seed app's tables, policies and grants (what `soar init` writes): the migrations used
     /// when the app has no folder of its own.
-    public static let starter: MigrationFile = {
-        let name = Migrations.starter.name
-        let stem = String(name.dropLast(4))
+    public static let starter = file(Migrations.starter)
+
+    /// The seed app's avatars bucket and its storage policies.
+    public static let avatars = file(Migrations.avatars)
+
+    /// Every migration Soar ships for the app, in order.
+    public static let starters = [starter, avatars]
+
+    private static func file(_ file: Migrations.File) -> MigrationFile {
+        let stem = String(file.name.dropLast(4))
         let parts = stem.split(separator: "_", maxSplits: 1).map(String.init)
-        return MigrationFile(version: parts[0], name: parts[1], sql: Migrations.starter.sql, path: "\(folder)/\(name)")
-    }()
+        return MigrationFile(version: parts[0], name: parts[1], sql: file.sql, path: "\(folder)/\(file.name)")
+    }
 
     /// The tables of the starter that a database made before the app's migrations already holds
     /// (Soar created them itself then); such a database is upgraded in place.

@@ -1,11 +1,19 @@
 import Foundation
 import SoarCore
+import SoarSchema
 
 /// The data API on Postgres. The statements carry no ownership condition: each runs as the
 /// caller's role with the caller's claims, and the tables' policies decide what it reaches. Each
 /// request is one round trip (see ``transaction(as:_:accept:)``), two when it asks for one row.
 extension PostgresStore {
     public var tables: [String: Table] { schema.withLock { $0 } }
+
+    /// Postgres enforces the built-ins' grants and policies itself: the relation is only their shape.
+    public func builtIn(_ name: String) -> Table {
+        Self.builtIns[name]!
+    }
+
+    private static let builtIns = Dictionary(uniqueKeysWithValues: Schema.builtIns.map { ($0.name, Table($0)) })
 
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
         let columns = table.columns.map(\.name).filter(query.columnsNamed(in: table).contains)

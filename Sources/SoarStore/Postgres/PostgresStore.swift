@@ -30,7 +30,7 @@ public final class PostgresStore: Store, @unchecked Sendable {
     ///   - app: the app's migrations (its `supabase/migrations`); the starter by default.
     /// - Throws: ``StoreError`` when the database cannot be reached or a migration fails (its
     ///   message names the app's file, line and column).
-    public init(url: String, poolSize: Int = 10, app: [MigrationFile] = [AppSchema.starter], now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+    public init(url: String, poolSize: Int = 10, app: [MigrationFile] = AppSchema.starters, now: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
         pool = PGPool(url: Self.withTimeout(url), size: poolSize)
         self.now = now
         displayURL = Self.withoutPassword(url)

@@ -38,7 +38,7 @@ struct ChangeCapture {
     /// Triggers on each table in the `supabase_realtime` publication that has a primary key,
     /// replaced each time; the other tables' are dropped.
     func triggers(for schema: Schema) -> String {
-        let tables = schema.relations.values.filter { !$0.isView && $0.name != Schema.realtimeMessages.name }.sorted { $0.name < $1.name }
+        let tables = schema.relations.values.filter { !$0.isView && !Schema.isBuiltIn($0.name) }.sorted { $0.name < $1.name }
         return tables.map { relation in
             let name = Self.quoted(relation.name)
             let captured = schema.realtime.contains(relation.name) && !relation.primaryKey.isEmpty

@@ -38,14 +38,21 @@ struct DataSQL {
         self.dialect = dialect
         self.rules = rules
         self.parameters = parameters
-        let schema = dialect == .postgres ? "public." : ""
-        self.source = source ?? rules?.source ?? schema + Self.quote(table.name)
-        self.related = related ?? { schema + Self.quote($0) }
+        self.source = source ?? rules?.source ?? Self.relation(table.name, dialect)
+        self.related = related ?? { Self.relation($0, dialect) }
     }
 
     static func quote(_ identifier: String) -> String { "\"" + identifier + "\"" }
 
-    var tableName: String { (dialect == .postgres ? "public." : "") + Self.quote(table.name) }
+    /// A relation's name in SQL: on Postgres in its schema (`public`, or a built-in's own:
+    /// `storage.objects`); SQLite has one name for each (`"storage.objects"`).
+    static func relation(_ name: String, _ dialect: SQLDialect) -> String {
+        guard dialect == .postgres else { return quote(name) }
+        guard Schema.isBuiltIn(name), let dot = name.firstIndex(of: ".") else { return "public." + quote(name) }
+        return quote(String(name[..<dot])) + "." + quote(String(name[name.index(after: dot)...]))
+    }
+
+    var tableName: String { Self.relation(table.name, dialect) }
     var allColumns: String { Self.list(table.columns.map(\.name)) }
     static func list(_ names: [String]) -> String { names.map(quote).joined(separator: ", ") }
 

@@ -50,6 +50,11 @@ enum SQLiteFunctions {
         sqlite3_create_function_v2(handle, "regexp_i", 2, deterministic, pointer, regexpFolded, nil, nil, nil)
         sqlite3_create_function_v2(handle, "soar_value", 2, deterministic, pointer, storedValue, nil, nil, nil)
         sqlite3_create_function_v2(handle, "soar_ago", 1, SQLITE_UTF8, pointer, ago, nil, nil, nil)
+        // Storage's name functions; arrays are JSON arrays on SQLite.
+        sqlite3_create_function_v2(handle, "storage_foldername", 1, deterministic, pointer, folderName, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "storage_filename", 1, deterministic, pointer, fileName, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "storage_extension", 1, deterministic, pointer, fileExtension, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "soar_array_at", 2, deterministic, pointer, arrayElement, nil, nil, nil)
     }
 }
 
@@ -186,4 +191,36 @@ private func ago(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutable
     let seconds = values.map { sqlite3_value_double($0[0]) } ?? 0
     let time = context(call).time.flatMap(Timestamp.parse) ?? Date()
     result(call, Timestamp.postgres(time.addingTimeInterval(-seconds)))
+}
+
+private func textArgument(_ values: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> String? {
+    guard let values, let text = sqlite3_value_text(values[index]) else { return nil }
+    return String(cString: text)
+}
+
+private func folderName(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let name = textArgument(values, 0) else { return sqlite3_result_null(call) }
+    result(call, JSONValue.array(StorageName.folders(name).map(JSONValue.string)).jsonText)
+}
+
+private func fileName(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    result(call, textArgument(values, 0).map(StorageName.file))
+}
+
+private func fileExtension(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    result(call, textArgument(values, 0).map(StorageName.fileExtension))
+}
+
+/// `array[i]` as Postgres answers it: counted from 1, NULL outside the array.
+private func arrayElement(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let values, let text = textArgument(values, 0), case .array(let items)? = try? JSONValue.read(Data(text.utf8)) else {
+        return sqlite3_result_null(call)
+    }
+    let index = Int(sqlite3_value_int64(values[1]))
+    guard (1...items.count).contains(index) else { return sqlite3_result_null(call) }
+    switch items[index - 1] {
+    case .string(let item): result(call, item)
+    case .null: sqlite3_result_null(call)
+    case let other: result(call, other.jsonText)
+    }
 }

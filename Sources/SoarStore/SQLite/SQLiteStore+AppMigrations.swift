@@ -49,8 +49,7 @@ extension SQLiteStore {
             }
             legacy = []
             current = schema
-            self.schema.withLock { $0 = Table.all(schema) }
-            model.withLock { $0 = schema }
+            load(schema)
         }
         // Every start: the rule's and realtime's triggers as this version of Soar writes them.
         if AppSchema.ownsDeviceTokens(current) {
@@ -70,12 +69,12 @@ extension SQLiteStore {
                 CREATE TABLE IF NOT EXISTS soar_app_schema (id INTEGER PRIMARY KEY CHECK (id = 1), schema TEXT NOT NULL);
                 """)
             guard case .text(let json)? = try connection.statement("SELECT schema FROM soar_app_schema WHERE id = 1").rows([]).first?.first else {
-                return Schema().withRealtimeMessages()
+                return Schema().withBuiltIns()
             }
             guard let schema = try? JSONDecoder().decode(Schema.self, from: Data(json.utf8)) else {
                 throw StoreError.unavailable("the app's schema recorded in the database cannot be read")
             }
-            return schema
+            return schema.withBuiltIns()
         }
     }
 

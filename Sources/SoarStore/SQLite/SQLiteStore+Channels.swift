@@ -8,7 +8,7 @@ import SoarSchema
 extension SQLiteStore {
     public func channelAccess(topic: String, extension kind: String, as access: Access) throws(StoreError) -> ChannelAccess {
         guard access.role != .serviceRole else { return ChannelAccess(read: true, write: true) }
-        let schema = model.withLock { $0 }.withRealtimeMessages()
+        let schema = model.withLock { $0 }.withBuiltIns()
         let name = Schema.realtimeMessages.name
         guard let relation = schema.relation(name) else { return ChannelAccess(read: false, write: false) }
         let role = access.role.rawValue

@@ -8,6 +8,18 @@ import SoarSchema
 extension SQLiteStore {
     public var tables: [String: Table] { schema.withLock { $0 } }
 
+    public func builtIn(_ name: String) -> Table {
+        builtIns.withLock { $0[name] } ?? Table(Schema.builtIns.first { $0.name == name }!)
+    }
+
+    /// What the data API serves from now on: the model a migration left.
+    func load(_ model: Schema) {
+        schema.withLock { $0 = Table.all(model) }
+        self.model.withLock { $0 = model }
+        let builtIns = Dictionary(uniqueKeysWithValues: Schema.builtIns.map { ($0.name, Table(model.relation($0.name) ?? $0, schema: model)) })
+        self.builtIns.withLock { $0 = builtIns }
+    }
+
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
         let columns = table.columns.map(\.name).filter(query.columnsNamed(in: table).contains)
         let rules = try require(.select, on: table, access, columns: columns)

@@ -34,6 +34,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     let schema = Locked([String: Table]())
     /// The whole model, for the functions and their policies.
     let model = Locked(Schema())
+    /// Soar's built-in relations (`storage.objects`) under the app's policies.
+    let builtIns = Locked([String: Table]())
 
     /// Opens (creating) the file and applies pending migrations: Soar's own, then the app's.
     ///
@@ -41,7 +43,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// - Throws: ``StoreError`` when the file cannot be opened or a migration fails (its message
     ///   names the app's file, line and column).
     public init(
-        path: String, app: [MigrationFile] = [AppSchema.starter], synchronous: SQLiteSynchronous = .full, now: @escaping @Sendable () -> Date = Date.init
+        path: String, app: [MigrationFile] = AppSchema.starters, synchronous: SQLiteSynchronous = .full, now: @escaping @Sendable () -> Date = Date.init
     ) throws(StoreError) {
         self.path = path
         self.now = now
@@ -54,8 +56,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         writer = WriteBatcher(connection: connection)
         newlyApplied = try migrate()
         let loaded = try storedSchema()
-        schema.withLock { $0 = Table.all(loaded) }
-        model.withLock { $0 = loaded }
+        load(loaded)
         do { newlyApplied += try migrateApp(app).map(\.fileName) } catch { throw StoreError.unavailable(error.message) }
         try releaseLeases()
     }

@@ -66,9 +66,10 @@ public struct Table: Sendable {
         }
     }
 
-    /// Every relation of a schema the data API serves (`realtime.messages` is realtime's).
+    /// Every relation of a schema the data API serves (not Soar's built-ins: `realtime.messages`,
+    /// `storage.objects`).
     public static func all(_ schema: Schema) -> [String: Table] {
-        schema.relations.filter { $0.key != Schema.realtimeMessages.name }.mapValues { Table($0, schema: schema) }
+        schema.relations.filter { !Schema.isBuiltIn($0.key) }.mapValues { Table($0, schema: schema) }
     }
 }
 
