@@ -12,8 +12,11 @@ final class RequestBuffer {
     var tooLarge = false
     /// Where the body streams to, when its destination said so.
     var sink: (any RequestBodySink)?
-    /// The answer a sink ended the request with; the rest of the body is not read.
+    /// The answer a refused body gets once it is in (refused at its headers, or by its sink).
     var sinkAnswer: HTTPResponse?
+    /// Bytes of a refused body read and dropped so far.
+    var dropped = 0
+    static let dropLimit = 64 << 20
     /// The connection closes after the answer (a request framed two ways).
     var closeAfter = false
     /// The request's headers as they came (repeated names kept), read once when they arrived.
@@ -111,14 +114,18 @@ func httpAccessHandler(
         switch server.bodyDestination(head(method, url, headers, connection)) {
         case .memory: break
         case .stream(let sink): buffer.sink = sink
-        case .refuse(let response): return queue(response, on: connection, closing: true)
+        case .refuse(let response): buffer.sinkAnswer = response
         }
         return .YES
     }
+    if uploadSize.pointee > 0, buffer.sinkAnswer != nil {
+        // Refused: the rest is read and dropped so that the answer (sent once it is all in)
+        // reaches the client; past 64 MB the connection is cut instead.
+        buffer.dropped += uploadSize.pointee
+        uploadSize.pointee = 0
+        return buffer.dropped <= RequestBuffer.dropLimit ? .YES : .NO
+    }
     if uploadSize.pointee > 0, let sink = buffer.sink {
-        // A sink that ended the request reads no more: the connection closes, its answer unsent
-        // (libmicrohttpd takes an answer only before the body or after all of it).
-        guard buffer.sinkAnswer == nil else { return .NO }
         if let uploadData {
             buffer.sinkAnswer = sink.write(UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee))
         }

@@ -8,7 +8,9 @@ public enum BodyDestination: Sendable {
     case memory
     /// Handed to the sink chunk by chunk, never held whole; the request then carries it.
     case stream(any RequestBodySink)
-    /// Answered at once, and the connection closed (its body is never read).
+    /// Answered once the body is in, and the connection closed; the body is read and dropped
+    /// (up to 64 MB; past it the connection is cut), never kept: a client that sends its whole
+    /// body before reading (most do) would otherwise see the connection reset, not the answer.
     case refuse(HTTPResponse)
 }
 
@@ -17,7 +19,7 @@ public protocol RequestBodySink: AnyObject, Sendable {
     /// The next bytes of the body.
     ///
     /// - Returns: nil to go on, or the answer that ends the request (a body over a limit):
-    ///   the rest of the body is then not read.
+    ///   the rest of the body is then dropped, not handed to the sink.
     func write(_ bytes: UnsafeRawBufferPointer) -> HTTPResponse?
 }
 

@@ -82,7 +82,7 @@ import SoarSchema
 
     @Test func migrationsApplyOnceAndAgainIsNothing() throws {
         let (first, database) = try store()
-        #expect(first.newlyApplied == Migrations.postgres.map(\.name) + [AppSchema.starter.fileName])
+        #expect(first.newlyApplied == Migrations.postgres.map(\.name) + AppSchema.starters.map(\.fileName))
         let again = try PostgresCluster.migrating { try PostgresStore(url: cluster.url(database), poolSize: 1) }
         #expect(again.newlyApplied.isEmpty)
         #expect(try again.appliedMigrations() == Migrations.postgres.map(\.name))

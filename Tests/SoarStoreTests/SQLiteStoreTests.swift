@@ -157,7 +157,7 @@ import Testing
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/legacy-sqlite.sql")
         try SQLiteConnection(path: path, readOnly: false).execute(try String(contentsOf: fixture, encoding: .utf8))
         let store = try SQLiteStore(path: path)
-        #expect(try store.appliedAppMigrations().map(\.version) == [AppSchema.starter.version])
+        #expect(try store.appliedAppMigrations().map(\.version) == AppSchema.starters.map(\.version))
         let alice = "a1a1a1a1-0000-4000-8000-000000000001", bob = "b2b2b2b2-0000-4000-8000-000000000002"
         let one = "ab" + String(repeating: "cd", count: 31), two = "ef" + String(repeating: "01", count: 31)
         let tokens = try store.read { connection throws(StoreError) in
@@ -179,7 +179,7 @@ import Testing
         _ = try store.insert(try store.table("device_tokens"), [["token": .text(two)]], onConflict: .merge(on: ["user_id", "token"]), as: .user(alice))
         #expect(try store.select(try store.table("device_tokens"), RowQuery(), as: .user(bob), counting: false).rows.isEmpty)
         store.close()
-        #expect(try SQLiteStore(path: path).appliedAppMigrations().count == 1, "opened again, nothing more to do")
+        #expect(try SQLiteStore(path: path).appliedAppMigrations().count == AppSchema.starters.count, "opened again, nothing more to do")
     }
 
     @Test func aPolicyNamingAnUnknownColumnIsRefusedNotReadAsAString() throws {
@@ -189,7 +189,7 @@ import Testing
             alter table public.docs enable row level security;
             create policy "own or shared" on public.docs for select using (auth.uid() = user_id or sharedwith is not null);
             """, path: "m/20990101000000_docs.sql")
-        let error = #expect(throws: MigrationError.self) { try store.migrateApp([AppSchema.starter, file]) }
+        let error = #expect(throws: MigrationError.self) { try store.migrateApp(AppSchema.starters + [file]) }
         #expect(error?.message.contains("20990101000000_docs.sql:3:1: no such column: sharedwith") == true, "\(String(describing: error))")
         #expect(store.tables["docs"] == nil, "nothing of the file applied")
     }
@@ -214,7 +214,7 @@ import Testing
             insert into public.plans (id, name, live, starts) values ('b0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12', 'Free', true, '2025-01-02');
             update public.plans set live = 'off' where name = 'Free';
             """, path: "m/20990101000000_seeds.sql")
-        try store.migrateApp([AppSchema.starter, file])
+        try store.migrateApp(AppSchema.starters + [file])
         let plans = try store.table("plans")
         var query = RowQuery()
         query.order = [RowQuery.Order(column: "name")]
@@ -228,7 +228,7 @@ import Testing
         #expect(try store.select(plans, query, as: .anon, counting: false).rows.count == 1)
 
         let bad = MigrationFile(version: "20990101000001", name: "bad", sql: "insert into public.plans (id, live) values (gen_random_uuid(), 'maybe');", path: "m/20990101000001_bad.sql")
-        let error = #expect(throws: MigrationError.self) { try store.migrateApp([AppSchema.starter, file, bad]) }
+        let error = #expect(throws: MigrationError.self) { try store.migrateApp(AppSchema.starters + [file, bad]) }
         #expect(error?.message.contains("invalid input syntax for type boolean: \"maybe\"") == true, "\(String(describing: error))")
     }
 

@@ -1,0 +1,67 @@
+import Foundation
+import SoarTesting
+import Testing
+
+/// Supabase Storage against the `soar` binary, through PyPI's supabase client (storage3), on
+/// SQLite or Postgres: the starter's avatars flow, public and private buckets, signed URLs, HTTP's
+/// ranges and caching, bad input, concurrent upserts, and a server killed under an upload.
+@Suite(.timeLimit(.minutes(3))) struct StorageTests {
+    static func script(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/\(name)").standardized.path
+    }
+
+    struct Started {
+        let server: BackgroundProcess
+        let url: String
+        let anon: String
+        let service: String
+    }
+
+    static func start(_ database: TestDatabase, storage: String) throws -> Started {
+        let server = try BackgroundProcess(
+            SoarBinary.path, ["serve", "--port", "0", "--storage-dir", storage] + database.arguments, environment: database.environment)
+        let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
+        let anon = try #require(server.readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
+        let service = try #require(server.readLine()?.replacingOccurrences(of: "service_role key: ", with: ""))
+        return Started(server: server, url: url, anon: anon, service: service)
+    }
+
+    @Test func theSupabaseClientsStorageWorksUnchanged() throws {
+        let dir = TemporaryDirectory("soar-storage")
+        let started = try Self.start(try TestDatabase(directory: dir.path), storage: dir.path + "/storage")
+        let run = try ProcessRunner.run("python3", [Self.script("storage_e2e.py"), started.url, started.anon, started.service], timeout: 120)
+        #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
+        #expect(started.server.stop() == 0)
+    }
+
+    @Test func upsertsOfOnePathEndWithOneWholeObject() throws {
+        let dir = TemporaryDirectory("soar-storage-races")
+        let started = try Self.start(try TestDatabase(directory: dir.path), storage: dir.path + "/storage")
+        let run = try ProcessRunner.run("python3", [Self.script("storage_races.py"), started.url, started.service, "upserts"], timeout: 120)
+        #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
+        #expect(started.server.stop() == 0)
+        // Each upsert's version file is put in place before its row; the losers' are left to the sweep.
+        let versions = try FileManager.default.subpathsOfDirectory(atPath: dir.path + "/storage/objects").filter { $0.count > 3 }
+        #expect(versions.count >= 1)
+    }
+
+    @Test func aServerKilledUnderAnUploadLeavesNoObject() throws {
+        let dir = TemporaryDirectory("soar-storage-crash")
+        let database = try TestDatabase(directory: dir.path)
+        let first = try Self.start(database, storage: dir.path + "/storage")
+        let sender = try BackgroundProcess("/usr/bin/env", ["python3", Self.script("storage_races.py"), first.url, first.service, "partial"])
+        #expect(sender.readLine(timeout: 30) == "sent", "\(sender.standardError)")
+        // Killed once the half it sent is being written (the server reads it on its own time).
+        let uploads = dir.path + "/storage/uploads"
+        #expect(eventually(within: .seconds(20)) { ((try? FileManager.default.contentsOfDirectory(atPath: uploads)) ?? []).count == 1 })
+        kill(first.server.pid, SIGKILL)
+        _ = first.server.stop()
+        _ = sender.stop()
+        let left = try FileManager.default.contentsOfDirectory(atPath: uploads)
+        #expect(left.count == 1, "the half upload is a temporary file, not an object: \(left)")
+        let second = try Self.start(database, storage: dir.path + "/storage")
+        let run = try ProcessRunner.run("python3", [Self.script("storage_races.py"), second.url, second.service, "after"], timeout: 60)
+        #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
+        #expect(second.server.stop() == 0)
+    }
+}
