@@ -39,13 +39,13 @@ import Testing
         let badKey = try soar(["serve", "--port", "0", "--db", dir.path + "/a.db"], environment: ["ANON_KEY=abc"])
         #expect(badKey.status == 2 && badKey.stderr.contains("ANON_KEY is not a JWT at all"), "\(badKey.stderr)")
         // A port already taken: the start fails, and neither database nor secret is left.
-        let taken = try BackgroundProcess(Self.soar, ["serve", "--port", "0", "--db", dir.path + "/first.db"])
+        let taken = try BackgroundProcess(Self.soar, ["serve", "--port", "0", "--db", dir.path + "/first.db", "--storage-dir", dir.path + "/first-storage"])
         let url = try #require(taken.readLine()?.replacingOccurrences(of: "API URL: ", with: ""))
         let port = String(url.split(separator: ":").last ?? "")
         let second = try soar(["serve", "--port", port, "--db", dir.path + "/second.db"])
         #expect(second.status == 2 && second.stderr.contains("is the port in use?"), "\(second.stderr)")
         #expect(taken.stop() == 0)
-        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasPrefix("first.db") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasPrefix("first") }
         #expect(left.isEmpty, "\(left)")
         // On Postgres the secret soar serve keeps is ./soar.jwt-secret, and demo looks there.
         let postgres = try ProcessRunner.run("/bin/sh", ["-c", "cd '\(dir.path)' && '\(Self.soar)' demo --database-url postgres://x@127.0.0.1:1/x"])

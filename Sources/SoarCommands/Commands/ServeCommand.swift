@@ -195,7 +195,7 @@ struct ServeCommand: Command {
             }
         }
         // A start that fails leaves no database or secret behind that it made itself.
-        let made = database.files.filter { !FileManager.default.fileExists(atPath: $0) }
+        let made = (database.files + [configuration.storageDirectory].compactMap { $0 }).filter { !FileManager.default.fileExists(atPath: $0) }
         func removeMade() { for path in made { try? FileManager.default.removeItem(atPath: path) } }
         let store: any Store
         let keys: APIKeys
