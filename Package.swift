@@ -26,6 +26,7 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
         systemLibrary("CQREncode", pkgConfig: "libqrencode", apt: ["libqrencode-dev"]),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: ["libcurl4-openssl-dev"]),
+        systemLibrary("CVips", pkgConfig: "vips", apt: ["libvips-dev"]),
         systemLibrary("CArgon2", pkgConfig: "libargon2", apt: ["libargon2-dev"]),
         // libxcrypt: bcrypt, to verify the hashes of users imported from Supabase.
         systemLibrary("CCrypt", pkgConfig: "libcrypt", apt: ["libcrypt-dev"]),
@@ -61,7 +62,9 @@ let package = Package(
         .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore", "CQREncode", "CCurl"]),
         .target(name: "SoarPush", dependencies: ["SoarCore", "SoarAPNs", "SoarStore"]),
         // Supabase Storage without HTTP: buckets and objects as rows under the app's policies, bytes as files.
-        .target(name: "SoarStorage", dependencies: ["SoarCore", "SoarCrypto", "SoarStore"]),
+        .target(name: "SoarStorage", dependencies: ["SoarCore", "SoarCrypto", "SoarStore", "SoarImages"]),
+        // Image transforms through libvips, alone in a target: its C headers stay out of SoarStorage.
+        .target(name: "SoarImages", dependencies: ["CVips"]),
         .target(name: "SoarRealtime", dependencies: ["SoarCore", "SoarHTTP", "SoarHTTP2", "CWslay"]),
         .target(name: "SoarServer", dependencies: ["SoarRealtime", "SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush", "SoarStorage"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarRealtime", "SoarServer", "SoarClient", "SoarClientTesting"]),
@@ -82,7 +85,7 @@ let package = Package(
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarCrypto", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",
-            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery", "CQREncode", "CCurl", "CArgon2", "CCrypt", "CWslay"]
+            dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery", "CQREncode", "CCurl", "CArgon2", "CCrypt", "CWslay", "CVips"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -114,7 +114,12 @@ func httpAccessHandler(
         switch server.bodyDestination(head(method, url, headers, connection)) {
         case .memory: break
         case .stream(let sink): buffer.sink = sink
-        case .refuse(let response): buffer.sinkAnswer = response
+        case .refuse(let response):
+            // A client waiting for `100 Continue` sends no body: answer now.
+            if headers.contains(where: { $0.0.lowercased() == "expect" && $0.1.lowercased().contains("100-continue") }) {
+                return queue(response, on: connection, closing: true)
+            }
+            buffer.sinkAnswer = response
         }
         return .YES
     }

@@ -52,6 +52,8 @@ public final class Server: Sendable {
     private let changes: ChangeFeed
     /// Supabase Storage, when a directory for its bytes is configured.
     public let storage: StorageService?
+    /// Its hourly sweep, cancelled at shutdown.
+    private nonisolated(unsafe) var storageSweeper: (any DispatchSourceTimer)?
     private let storageEndpoints: StorageEndpoints?
     let logger: Logger
     let metrics = Metrics()
@@ -128,10 +130,15 @@ public final class Server: Sendable {
                 let endpoints = StorageEndpoints(storage: storage, gateway: gateway)
                 endpoints.register(in: &router)
                 (self.storage, storageEndpoints) = (storage, endpoints)
-                // What a crash left behind: uploads never finished, versions no row names.
-                DispatchQueue.global(qos: .utility).async {
+                // What a crash or a lost race left behind (uploads never finished, versions no row
+                // names): at the start, then every hour.
+                let sweeper = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+                sweeper.schedule(deadline: .now(), repeating: .seconds(3600))
+                sweeper.setEventHandler {
                     if let removed = try? storage.sweep(), removed > 0 { logger.log(.info, "storage swept", ["files": .int(removed)]) }
                 }
+                sweeper.resume()
+                storageSweeper = sweeper
             } catch {
                 changes.stop()
                 realtime.stop()
@@ -181,6 +188,7 @@ public final class Server: Sendable {
     /// commits the queued inserts, whose answers then go out), then stops the HTTP server.
     public func shutdown(grace: Duration = .seconds(10)) {
         http.drain(grace: grace)
+        storageSweeper?.cancel()
         changes.stop()
         realtime.stop()
         push.shutdown()
@@ -223,7 +231,7 @@ public final class Server: Sendable {
     /// Where a request's body goes: an upload's to its file (refused now when its headers already
     /// rule it out), any other's into memory.
     private func bodyDestination(_ request: HTTPRequest) -> BodyDestination {
-        guard let storageEndpoints, request.method == "POST" || request.method == "PUT", request.path.hasPrefix("/storage/v1/object/") else { return .memory }
+        guard let storageEndpoints, request.method == "POST" || request.method == "PUT", request.path.hasPrefix("/storage/v1/") else { return .memory }
         let (route, parameters, _) = router.match(request.method, request.path)
         guard let route, StorageEndpoints.streams(request.method, route: route.label) else { return .memory }
         switch storageEndpoints.beginUpload(request, route: route.label, parameters: parameters) {

@@ -13,13 +13,15 @@ public struct ObjectFiles: Sendable {
     public let root: String
     private var uploads: String { root + "/uploads" }
     private var objects: String { root + "/objects" }
+    /// Image renders, `renders/<version>/<key>`: kept until their version goes.
+    private var renders: String { root + "/renders" }
 
     /// Creates the directories when missing.
     ///
     /// - Throws: ``StorageError`` when the directory cannot be made or written.
     public init(root: String) throws(StorageError) {
         self.root = root
-        for directory in [root, root + "/uploads", root + "/objects"] {
+        for directory in [root, root + "/uploads", root + "/objects", root + "/renders"] {
             if mkdir(directory, 0o700) != 0, errno != EEXIST {
                 throw .internal("cannot create the storage directory \(directory): \(String(cString: strerror(errno)))")
             }
@@ -59,6 +61,13 @@ public struct ObjectFiles: Sendable {
     /// The version's file, opened for reading, and its size; nil when it is not there.
     public func open(_ version: String) -> (descriptor: Int32, size: Int64)? {
         guard let path = try? path(of: version) else { return nil }
+        return Self.openRegular(path)
+    }
+
+    /// The file's path, for a reader that takes a name (libvips).
+    func location(of version: String) throws(StorageError) -> String { try path(of: version) }
+
+    private static func openRegular(_ path: String) -> (descriptor: Int32, size: Int64)? {
         let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return nil }
         var status = stat()
@@ -69,9 +78,38 @@ public struct ObjectFiles: Sendable {
         return (descriptor, Int64(status.st_size))
     }
 
-    /// Removes a version's file (a reader that opened it keeps reading it).
+    /// Removes a version's file (a reader that opened it keeps reading it) and its renders.
     public func remove(_ version: String) {
-        if let path = try? path(of: version) { unlink(path) }
+        guard let path = try? path(of: version) else { return }
+        unlink(path)
+        try? FileManager.default.removeItem(atPath: renders + "/" + version)
+    }
+
+    /// A render of `version` made before, opened.
+    func openRender(version: String, key: String) -> (descriptor: Int32, size: Int64)? {
+        guard (try? path(of: version)) != nil else { return nil }
+        return Self.openRegular(renders + "/" + version + "/" + key)
+    }
+
+    /// Keeps a render of `version` (written, flushed, renamed, as an upload) and opens it.
+    func keepRender(_ bytes: Data, version: String, key: String) throws(StorageError) -> (descriptor: Int32, size: Int64) {
+        _ = try path(of: version)
+        let directory = renders + "/" + version
+        if mkdir(directory, 0o700) != 0, errno != EEXIST { throw .internal("cannot create \(directory): \(String(cString: strerror(errno)))") }
+        let upload = try begin(limit: Int64(bytes.count))
+        let failure = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> StorageError? in
+            do throws(StorageError) { try upload.write(raw) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+        try upload.close()
+        let target = directory + "/" + key
+        guard rename(upload.path, target) == 0 else {
+            upload.discard()
+            throw .internal("cannot keep a render: \(String(cString: strerror(errno)))")
+        }
+        guard let opened = Self.openRegular(target) else { throw .internal("cannot open a render just kept") }
+        return opened
     }
 
     /// Removes what a crash or a lost race left: uploads not written to for `age`, and versions
@@ -85,10 +123,14 @@ public struct ObjectFiles: Sendable {
         var removed = 0
         func old(_ path: String) -> Bool {
             var status = stat()
-            return lstat(path, &status) == 0 && TimeInterval(status.st_mtim.tv_sec) < limit
+            // A hard link (a copy) keeps its source's mtime; its ctime is the link's.
+            return lstat(path, &status) == 0 && TimeInterval(max(status.st_mtim.tv_sec, status.st_ctim.tv_sec)) < limit
         }
         for name in (try? FileManager.default.contentsOfDirectory(atPath: uploads)) ?? [] where old(uploads + "/" + name) {
             if unlink(uploads + "/" + name) == 0 { removed += 1 }
+        }
+        for version in (try? FileManager.default.contentsOfDirectory(atPath: renders)) ?? [] where !referenced(version) && old(renders + "/" + version) {
+            if (try? FileManager.default.removeItem(atPath: renders + "/" + version)) != nil { removed += 1 }
         }
         for shard in (try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? [] {
             for version in (try? FileManager.default.contentsOfDirectory(atPath: objects + "/" + shard)) ?? [] {

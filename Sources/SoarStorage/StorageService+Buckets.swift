@@ -54,7 +54,7 @@ extension StorageService {
         _ = try bucket(id, as: .service)
         let table = objects
         let removed = try run { () throws(StoreError) in try store.delete(table, where: Self.equal("bucket_id", id), as: .service) }
-        for row in removed { if let version = StoredObject(Record(row, table), columns: []).version { files.remove(version) } }
+        for row in removed { if let version = StoredObject(Record(row, table), columns: []).version { release(version) } }
         return ["message": "Successfully emptied"]
     }
 

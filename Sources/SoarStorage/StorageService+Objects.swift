@@ -36,10 +36,11 @@ extension StorageService {
     /// The object's bytes: an open file and its size.
     ///
     /// - Throws: ``StorageError/missingBytes`` when the file is gone (never an empty answer).
-    public func open(_ object: StoredObject) throws(StorageError) -> (descriptor: Int32, size: Int64) {
+    public func open(_ object: StoredObject) throws(StorageError) -> (descriptor: Int32, size: Int64, contentType: String) {
         guard let version = object.version, let opened = files.open(version) else { throw .missingBytes }
-        return opened
+        return (opened.descriptor, opened.size, object.mimeType)
     }
+
 
     /// `/object/list`: the next level under `prefix`, folders as rows of a name only.
     public func list(bucket id: String, _ body: JSONValue, as access: Access) throws(StorageError) -> JSONValue {
@@ -106,7 +107,7 @@ extension StorageService {
         let table = objects
         let removed = try run { () throws(StoreError) in try store.delete(table, where: condition, as: access) }
         let objects = removed.map { StoredObject(Record($0, table), columns: table.columns.map(\.name)) }
-        for object in objects { if let version = object.version { files.remove(version) } }
+        for object in objects { if let version = object.version { release(version) } }
         return .array(objects.map { .object($0.json) })
     }
 
@@ -137,7 +138,10 @@ extension StorageService {
     public func copy(_ body: JSONValue, upsert: Bool, as access: Access) throws(StorageError) -> JSONValue {
         let (bucket, source, target, targetBucket) = try transfer(body)
         guard let original = try object(bucket, source, as: access), let sourceVersion = original.version else { throw .objectNotFound }
-        _ = try self.bucket(targetBucket, as: .service)
+        // The destination's limits hold for a copy as for an upload.
+        let destination = try self.bucket(targetBucket, as: .service)
+        guard destination.allows(mimeType: original.mimeType) else { throw .invalidMimeType(original.mimeType) }
+        guard original.size <= min(limits.fileSizeLimit, destination.fileSizeLimit ?? .max) else { throw .entityTooLarge }
         let previous = upsert ? try object(targetBucket, target, as: .service) : nil
         let version = RandomUUID.lowercase()
         try files.link(sourceVersion, to: version)
@@ -158,7 +162,7 @@ extension StorageService {
             files.remove(version)
             throw error
         }
-        if let old = previous?.version { files.remove(old) }
+        if let old = previous?.version { release(old) }
         guard let copied = try object(targetBucket, target, as: .service) else { throw .objectNotFound }
         var answer = copied.json
         answer["Id"] = .string(copied.id)

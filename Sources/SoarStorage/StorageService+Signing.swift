@@ -3,17 +3,18 @@ import SoarCore
 import SoarCrypto
 import SoarStore
 
-/// Signed URLs: a JWT (HS256 with the server's secret, as Supabase's default) naming one object
-/// and what it may be used for; the caller's right is checked when it is signed, not when used.
+/// Signed URLs: a JWT (HS256 with a key derived from the server's secret: never a token the API
+/// takes) naming one object and what it may be used for; a download's right is checked when it
+/// is signed, an upload's when it is used (as the signer).
 extension StorageService {
     /// `/object/sign/<bucket>/<name>`: a download URL for an object the caller may read.
     ///
     /// - Returns: the URL's path and query below `/storage/v1`.
-    public func signedURL(bucket: String, name: String, expiresIn: JSONValue?, transform: String? = nil, as access: Access) throws(StorageError) -> String {
+    public func signedURL(bucket: String, name: String, expiresIn: JSONValue?, transform: ImageTransform? = nil, as access: Access) throws(StorageError) -> String {
         let seconds = try Self.lifetime(expiresIn)
         guard try object(bucket, name, as: access) != nil else { throw .objectNotFound }
         var claims: [String: JSONValue] = ["url": .string(bucket + "/" + name), "scope": "download"]
-        if let transform { claims["transformations"] = .string(transform) }
+        if let transform { claims["transformations"] = .string(transform.claim) }
         let token = try sign(claims, seconds: seconds)
         return (transform == nil ? "/object/sign/" : "/render/image/sign/") + bucket + "/" + name + "?token=" + token
     }
@@ -48,7 +49,7 @@ extension StorageService {
         try Self.requireValidKey(name)
         do { _ = try bucket(id, as: .service) } catch where error == .bucketNotFound { throw .relatedMissing }
         if !upsert, try object(id, name, as: .service) != nil { throw .keyExists }
-        var claims: [String: JSONValue] = ["url": .string(id + "/" + name), "upsert": .bool(upsert), "scope": "upload", "role": .string(access.role.rawValue)]
+        var claims: [String: JSONValue] = ["url": .string(id + "/" + name), "upsert": .bool(upsert), "scope": "upload", "storage_role": .string(access.role.rawValue)]
         if let user = access.userID { claims["owner"] = .string(user) }
         let token = try sign(claims, seconds: limits.uploadURLLifetime)
         return ["url": .string("/object/upload/sign/\(id)/\(name)?token=\(token)"), "token": .string(token)]
@@ -61,6 +62,8 @@ extension StorageService {
         public let upsert: Bool
         /// Unix time it ends (a download's `Expires`).
         public let expires: Int
+        /// A signed render's transform (`/render/image/sign/...`).
+        public let transform: ImageTransform?
     }
 
     /// Checks a token for `scope` (`download` or `upload`) on `bucket/name`.
@@ -77,8 +80,9 @@ extension StorageService {
         guard claims["scope"]?.stringValue == scope else { throw .notScoped(for: scope) }
         guard claims["url"]?.stringValue == bucket + "/" + name else { throw .invalidSignature }
         let owner = claims["owner"]?.stringValue
-        let role = claims["role"]?.stringValue.flatMap(Access.Role.init(rawValue:)) ?? (owner == nil ? .serviceRole : .authenticated)
-        return Grant(access: Access(role: role, userID: owner), upsert: claims["upsert"]?.boolValue ?? false, expires: expires)
+        let role = claims["storage_role"]?.stringValue.flatMap(Access.Role.init(rawValue:)) ?? (owner == nil ? .anon : .authenticated)
+        let transform = try claims["transformations"]?.stringValue.map { (claim) throws(StorageError) in try ImageTransform(claim: claim) }
+        return Grant(access: Access(role: role, userID: owner), upsert: claims["upsert"]?.boolValue ?? false, expires: expires, transform: transform)
     }
 
     private func sign(_ claims: [String: JSONValue], seconds: Int) throws(StorageError) -> String {

@@ -35,7 +35,9 @@ extension StorageService {
         let limit = min(limits.fileSizeLimit, bucket.fileSizeLimit ?? .max)
         let form = contentType.map { $0.lowercased().hasPrefix("multipart/form-data") } ?? false
         if let length, length > limit + (form ? Self.formAllowance : 0) { throw .entityTooLarge }
-        if !form, let type = contentType ?? Optional("application/octet-stream"), !bucket.allows(mimeType: type) { throw .invalidMimeType(type) }
+        if !form, !name.hasSuffix(".emptyFolderPlaceholder"), let type = contentType ?? Optional("application/octet-stream"), !bucket.allows(mimeType: type) {
+            throw .invalidMimeType(type)
+        }
         let body = UploadBody(file: try files.begin(limit: limit), contentType: contentType, cacheControl: cacheControl, metadataHeader: metadata)
         if form, !body.isForm { throw .invalidRequest("the multipart form has no boundary") }
         return PendingUpload(bucket: bucket, name: name, body: body)
@@ -50,7 +52,11 @@ extension StorageService {
         let body = upload.body
         defer { body.file.discard() }
         let (mimeType, cacheControl, userMetadata) = try body.described()
-        guard upload.bucket.allows(mimeType: mimeType) else { throw .invalidMimeType(mimeType) }
+        let placeholder = upload.name.hasSuffix(".emptyFolderPlaceholder")
+        guard placeholder ? body.file.size == 0 : upload.bucket.allows(mimeType: mimeType) else {
+            throw placeholder ? .entityTooLarge : .invalidMimeType(mimeType)
+        }
+        let previous = upsert ? try object(upload.bucket.id, upload.name, as: .service) : nil
         let version = RandomUUID.lowercase()
         try files.keep(body.file, as: version)
         let time = Timestamp.postgres(now())
@@ -59,7 +65,6 @@ extension StorageService {
             "cacheControl": .string(cacheControl), "lastModified": .string(Timestamp.iso(time)), "contentLength": .int(Int(body.file.size)),
             "httpStatusCode": 200,
         ]
-        let previous = upsert ? try object(upload.bucket.id, upload.name, as: .service) : nil
         var values: RowValues = [
             "bucket_id": .text(upload.bucket.id), "name": .text(upload.name), "version": .text(version),
             "metadata": .text(metadata.jsonText), "user_metadata": userMetadata == .null ? .null : .text(userMetadata.jsonText),
@@ -77,16 +82,18 @@ extension StorageService {
             files.remove(version)
             throw error
         }
-        if let old = previous?.version, old != version { files.remove(old) }
-        let id = try object(upload.bucket.id, upload.name, as: .service)?.id ?? ""
+        if let old = previous?.version, old != version { release(old) }
+        // Written: a failure to read its id back is not the upload's.
+        let id = (try? object(upload.bucket.id, upload.name, as: .service))??.id ?? ""
         return (id, upload.bucket.id + "/" + upload.name)
     }
 
     /// A key as Supabase Storage allows it: not empty, only its characters, no `.` or `..` part.
     static func requireValidKey(_ name: String) throws(StorageError) {
+        // No empty part either: a path's `//` or a trailing `/` could never be read back by path.
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard !name.isEmpty, name.unicodeScalars.allSatisfy(keyCharacters.contains), !name.hasPrefix("/"),
-            !parts.contains(where: { $0 == "." || $0 == ".." })
+        guard !name.isEmpty, name.unicodeScalars.allSatisfy(keyCharacters.contains),
+            !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
         else { throw .invalidKey(name) }
     }
 }

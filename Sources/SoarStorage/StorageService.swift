@@ -1,5 +1,7 @@
 import Foundation
 import SoarCore
+import SoarCrypto
+import SoarImages
 import SoarStore
 
 /// Supabase Storage without HTTP: buckets and objects as rows of `storage.buckets` and
@@ -21,15 +23,21 @@ public final class StorageService: Sendable {
 
     let store: any DataStore
     public let files: ObjectFiles
+    let renderer: ImageRenderer
     let limits: Limits
-    /// Signs and checks signed URLs' tokens (the JWT secret, as Supabase's default).
+    /// Signs and checks signed URLs' tokens: a key derived from the JWT secret, so that a URL's
+    /// token is never an access token the gateway takes (nor an access token a URL's).
     let secret: Data
     let now: @Sendable () -> Date
 
-    public init(store: any DataStore, files: ObjectFiles, secret: Data, limits: Limits = Limits(), now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        store: any DataStore, files: ObjectFiles, secret: Data, limits: Limits = Limits(), renderer: ImageRenderer = ImageRenderer(),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.store = store
         self.files = files
-        self.secret = secret
+        self.renderer = renderer
+        self.secret = (try? hmacSHA256(key: secret, message: Data("soar storage signed URLs".utf8))) ?? Data()
         self.limits = limits
         self.now = now
     }
@@ -81,6 +89,16 @@ public final class StorageService: Sendable {
         let rows = try run { () throws(StoreError) in try store.select(buckets, Self.query(Self.equal("id", id), limit: 1), as: access, counting: false).rows }
         guard let row = rows.first else { throw .bucketNotFound }
         return Bucket(Record(row, buckets))
+    }
+
+    /// Removes a version replaced or removed, unless a row still names it (a move that took the
+    /// row meanwhile): a version no row names is never named again.
+    func release(_ version: String) {
+        let table = objects
+        guard let named = try? store.select(table, Self.query(Self.equal("version", version), limit: 1), as: .service, counting: false).rows,
+            named.isEmpty
+        else { return }
+        files.remove(version)
     }
 
     func object(_ bucket: String, _ name: String, as access: Access) throws(StorageError) -> StoredObject? {

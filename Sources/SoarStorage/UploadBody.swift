@@ -69,6 +69,14 @@ public final class UploadBody: @unchecked Sendable {
         }
     }
 
+    /// `type/subtype` with parameters, printable ASCII only: it is sent back as a header.
+    static func validMimeType(_ type: String) -> Bool {
+        let essence = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
+        return type.utf8.count <= 255 && type.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7f }
+            && parts.count == 2 && parts.allSatisfy { !$0.isEmpty && !$0.contains(" ") }
+    }
+
     private func finishField() {
         if let field { fields[field.name] = String(decoding: field.value, as: UTF8.self) }
         field = nil
@@ -80,12 +88,20 @@ public final class UploadBody: @unchecked Sendable {
     func described() throws(StorageError) -> (mimeType: String, cacheControl: String, userMetadata: JSONValue) {
         guard let form else {
             let metadata = requestMetadata.flatMap { Data(base64Encoded: $0) }.flatMap { try? JSONValue.read($0) }
-            return (requestType ?? "application/octet-stream", requestCacheControl ?? "no-cache", metadata?.objectValue != nil ? metadata! : .null)
+            let mime = requestType ?? "application/octet-stream"
+            guard Self.validMimeType(mime) else { throw .invalidMimeType(String(mime.prefix(100))) }
+            return (mime, requestCacheControl ?? "no-cache", metadata?.objectValue != nil ? metadata! : .null)
         }
         finishField()
         guard inFile || fileDone, form.finished else { throw .noContent }
         let metadata = (fields["metadata"] ?? fields["userMetadata"]).flatMap { try? JSONValue.read(Data($0.utf8)) }
         let mime = fields["contentType"] ?? partType ?? "application/octet-stream"
-        return (mime, fields["cacheControl"].map { "max-age=\($0)" } ?? "no-cache", metadata?.objectValue != nil ? metadata! : .null)
+        guard Self.validMimeType(mime) else { throw .invalidMimeType(String(mime.prefix(100))) }
+        var cacheControl = "no-cache"
+        if let seconds = fields["cacheControl"]?.trimmingCharacters(in: .whitespaces) {
+            guard !seconds.isEmpty, seconds.allSatisfy(\.isNumber), seconds.count <= 10 else { throw .invalidRequest("cacheControl must be a number of seconds") }
+            cacheControl = "max-age=" + seconds
+        }
+        return (mime, cacheControl, metadata?.objectValue != nil ? metadata! : .null)
     }
 }

@@ -42,6 +42,7 @@ expect(httpx.get(avatars.get_public_url(path)).content == b"\x89PNG first", "any
 refused("bob writes in alice's folder", lambda: bob.storage.from_("avatars").upload(f"{alice_id}/x.png", b"x", {"content-type": "image/png"}), "403", "Unauthorized")
 refused("bob overwrites alice's avatar", lambda: bob.storage.from_("avatars").update(path, b"x", {"content-type": "image/png"}), "403", "Unauthorized")
 expect(bob.storage.from_("avatars").remove([path]) == [], "bob's remove of alice's avatar removes nothing")
+refused("a key in no folder", lambda: avatars.upload("loose.png", b"x", {"content-type": "image/png"}), "403", "Unauthorized")
 refused("an existing key without upsert", lambda: avatars.upload(path, b"again", {"content-type": "image/png"}), "409", "Duplicate")
 avatars.upload(path, b"\x89PNG second", {"content-type": "image/png", "upsert": "true"})
 expect(avatars.download(path) == b"\x89PNG second", "upsert replaces the bytes")
@@ -78,6 +79,11 @@ expect(alice.storage.from_("private").list("reports") == [], "alice lists nothin
 ticket = private.create_signed_upload_url("inbox/a.txt")
 private.upload_to_signed_url("inbox/a.txt", ticket["token"], b"through a signed upload")
 expect(private.download("inbox/a.txt") == b"through a signed upload", "a signed upload URL takes the bytes")
+as_bearer = httpx.get(f"{url}/rest/v1/todos", headers={"apikey": anon, "Authorization": f"Bearer {ticket['token']}"})
+expect(as_bearer.status_code == 401, f"a signed URL's token is no access token: {as_bearer.status_code}")
+crlf = httpx.post(f"{url}/storage/v1/object/private/crlf.txt", headers=keyed,
+                  files={"file": ("crlf.txt", b"x", "text/plain")}, data={"contentType": "text/plain\r\nx-evil: 1"})
+expect(crlf.status_code == 400 and crlf.json()["statusCode"] == "415", f"a type with a line break: {crlf.text}")
 
 # HTTP: ranges, ETag, Last-Modified, downloads.
 object_url = f"{url}/storage/v1/object/private/reports/q1.txt"

@@ -8,6 +8,8 @@ import SoarCore
 public final class Soar: Sendable {
     public let auth: SoarAuthClient
     public let functions: SoarFunctionsClient
+    /// Supabase Storage: `storage.from("avatars")`.
+    public let storage: SoarStorageClient
     /// Supabase Realtime: channels that follow row changes and carry broadcasts.
     public let realtime: RealtimeClient
     let backend: Backend
@@ -28,6 +30,7 @@ public final class Soar: Sendable {
         backend = Backend(url: supabaseURL, anonKey: supabaseKey, transport: transport)
         auth = SoarAuthClient(backend: backend, store: store ?? Self.platformStore(for: supabaseURL), refreshMargin: refreshMargin, now: now)
         functions = SoarFunctionsClient(backend: backend, auth: auth)
+        storage = SoarStorageClient(backend: backend, auth: auth)
         realtime = RealtimeClient(url: supabaseURL, apiKey: supabaseKey, auth: auth, connector: webSockets ?? Self.platformWebSockets)
     }
 

@@ -12,11 +12,15 @@ struct Download {
     let request: HTTPRequest
     /// A signed URL's end (Unix time): sent as `Expires` instead of `Cache-Control`.
     let expires: Int?
+    /// A render of the object instead of its bytes (`/render/image/...`).
+    var transform: ImageTransform? = nil
 
     func response() throws(StorageError) -> HTTPResponse {
         var headers: [(String, String)] = [
             ("etag", object.eTag), ("last-modified", HTTPDate.text(object.lastModified)), ("accept-ranges", "bytes"),
             ("x-robots-tag", "none"),
+            // What a browser opening an object on the API's origin may do: nothing but show it.
+            ("x-content-type-options", "nosniff"), ("content-security-policy", "default-src 'none'; sandbox"),
         ]
         if let expires {
             headers.append(("expires", HTTPDate.text(Date(timeIntervalSince1970: TimeInterval(expires)))))
@@ -26,9 +30,9 @@ struct Download {
         if notModified {
             return HTTPResponse(status: 304, headers: headers)
         }
-        let (descriptor, size) = try storage.open(object)
+        let (descriptor, size, stored) = if let transform { try storage.render(object, transform) } else { try storage.open(object) }
         // HTML is served as text: an object must not run script on this origin.
-        let type = object.mimeType.lowercased().contains("text/html") ? "text/plain" : object.mimeType
+        let type = stored.lowercased().contains("text/html") ? "text/plain" : stored
         headers.append(("content-type", type))
         if let disposition { headers.append(("content-disposition", disposition)) }
         guard let header = request.headers["range"] else {

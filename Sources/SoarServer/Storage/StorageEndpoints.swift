@@ -72,7 +72,13 @@ struct StorageEndpoints: Sendable {
             let access = try admit(&exchange)
             let body = try body(exchange)
             let (bucket, name) = (exchange.parameters["bucket"] ?? "", exchange.parameters["name"] ?? "")
-            return try json { ["signedURL": .string(try storage.signedURL(bucket: bucket, name: name, expiresIn: body.objectValue?["expiresIn"], as: access))] }
+            return try json {
+                let options = body.objectValue?["transform"]?.objectValue
+                let transform = try options.map { options throws(StorageError) in
+                    try ImageTransform(query: { options[$0].map { $0.stringValue ?? $0.jsonText } })
+                }
+                return ["signedURL": .string(try storage.signedURL(bucket: bucket, name: name, expiresIn: body.objectValue?["expiresIn"], transform: transform, as: access))]
+            }
         }
         router.add(["GET"], prefix + "/object/sign/{bucket}/{name*}") { exchange throws(ServerError) in
             let (bucket, name) = (exchange.parameters["bucket"] ?? "", exchange.parameters["name"] ?? "")
@@ -104,6 +110,30 @@ struct StorageEndpoints: Sendable {
                 return try answer {
                     let object = try storage.find(bucket: bucket, name: name, route: route, as: access)
                     return try Download(storage: storage, object: object, request: exchange.request, expires: nil).response()
+                }
+            }
+        }
+        router.add(["GET"], prefix + "/render/image/sign/{bucket}/{name*}") { exchange throws(ServerError) in
+            let (bucket, name) = (exchange.parameters["bucket"] ?? "", exchange.parameters["name"] ?? "")
+            return try answer {
+                let grant = try storage.verify(exchange.request.queryValue("token"), scope: "download", bucket: bucket, name: name)
+                let object = try storage.find(bucket: bucket, name: name, route: .signed, as: grant.access)
+                var download = Download(storage: storage, object: object, request: exchange.request, expires: grant.expires)
+                download.transform = grant.transform ?? ImageTransform()
+                return try download.response()
+            }
+        }
+        for (path, route) in [("/render/image/public/", StorageService.Route.public), ("/render/image/authenticated/", .authenticated)] {
+            router.add(["GET"], prefix + path + "{bucket}/{name*}") { exchange throws(ServerError) in
+                let access = route == .public ? Access.anon : try admit(&exchange)
+                let (bucket, name) = (exchange.parameters["bucket"] ?? "", exchange.parameters["name"] ?? "")
+                let request = exchange.request
+                return try answer {
+                    let transform = try ImageTransform(query: request.queryValue)
+                    let object = try storage.find(bucket: bucket, name: name, route: route, as: access)
+                    var download = Download(storage: storage, object: object, request: request, expires: nil)
+                    download.transform = transform
+                    return try download.response()
                 }
             }
         }
@@ -154,7 +184,7 @@ struct StorageEndpoints: Sendable {
     }
 
     private func finishUpload(_ exchange: Exchange, signed: Bool) throws(ServerError) -> HTTPResponse {
-        guard let sink = exchange.request.sink as? UploadSink else { throw .storage(.internal("an upload arrived without its sink")) }
+        guard let sink = exchange.request.sink as? UploadSink else { throw .storage(.invalidRequest("the upload's path is not one Storage reads")) }
         return try json {
             let (id, key) = try storage.finishUpload(sink.pending, upsert: sink.upsert, as: sink.access, owner: sink.owner)
             return signed ? ["Key": .string(key)] : ["Id": .string(id), "Key": .string(key)]

@@ -217,7 +217,7 @@ private func arrayElement(_ call: OpaquePointer?, _ count: Int32, _ values: Unsa
         return sqlite3_result_null(call)
     }
     let index = Int(sqlite3_value_int64(values[1]))
-    guard (1...items.count).contains(index) else { return sqlite3_result_null(call) }
+    guard index >= 1, index <= items.count else { return sqlite3_result_null(call) }
     switch items[index - 1] {
     case .string(let item): result(call, item)
     case .null: sqlite3_result_null(call)

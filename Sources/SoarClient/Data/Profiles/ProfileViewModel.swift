@@ -32,4 +32,15 @@ public final class ProfileViewModel {
             actionError = error.message
         }
     }
+
+    /// Sets a new avatar (see ``ProfileRepository/setAvatar(_:contentType:userId:)``).
+    public func setAvatar(_ image: Data, contentType: String) async {
+        switch await repository.setAvatar(image, contentType: contentType, userId: userId) {
+        case .success(let profile):
+            state = .data(profile)
+            actionError = nil
+        case .failure(let error):
+            actionError = error.message
+        }
+    }
 }
