@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting", "SoarClient", "SoarCrypto", "SoarStore", "SoarMigrations", "SoarAuth"]),
-        .testTarget(name: "SoarClientTests", dependencies: ["SoarClient", "SoarTesting"]),
+        .testTarget(name: "SoarClientTests", dependencies: ["SoarClient", "SoarTesting", "SoarEmulator"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarCrypto", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),

@@ -82,6 +82,7 @@ public final class PushService: Sendable {
             var custom: [String: JSONValue] = [:]
             if let deeplink = text.deeplink { custom["deeplink"] = .string(deeplink) }
             var payload = Payload.alert(title: text.title, body: text.body, custom: custom)
+            if let image = text.imageURL { PushImage.attach(image, to: &payload) }
             try Inbox.checkSendable(APNsNotification(token: "", payload: payload), badge: false)
             let row = Inbox.rows(payload, for: [userID])
             do {

@@ -37,6 +37,11 @@ public final class Server: Sendable {
         public var version = "soar"
         /// Where stored objects' bytes live (`--storage-dir`); nil: `/storage/v1` answers 503.
         public var storageDirectory: String?
+        /// The URL phones reach the API at (`SOAR_PUBLIC_URL`, behind a proxy); nil: the one it
+        /// listens at. Push images' signed URLs start with it.
+        public var publicURL: String?
+        /// Seconds a push image's signed URL stays good (a notification may wait in APNs for days).
+        public var pushImageLifetime = 7 * 86_400
         public var storageLimits = StorageService.Limits()
 
         public init() {}
@@ -111,7 +116,6 @@ public final class Server: Sendable {
         var router = Router()
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
         self.push = PushService(settings: push, store: store, inboxSize: configuration.inboxSize)
-        PushEndpoints(push: self.push, gateway: gateway, deadline: configuration.testPushDeadline).register(in: &router)
         do {
             let auth = self.auth
             realtime = try RealtimeServer(limits: configuration.realtimeLimits, clock: now) { token in RealtimeEndpoints.identity(token, auth: auth) }
@@ -151,6 +155,9 @@ public final class Server: Sendable {
                 throw .storage(StorageError(status: 503, error: "unavailable", code: "StorageUnavailable", message: "storage is not configured (soar serve --storage-dir)"))
             }
         }
+        let listening = "\(scheme)://\(hostForURL):\(http.port)"
+        let images = self.storage.map { PushImages(storage: $0, baseURL: configuration.publicURL ?? listening, lifetime: configuration.pushImageLifetime) }
+        PushEndpoints(push: self.push, gateway: gateway, deadline: configuration.testPushDeadline, images: images).register(in: &router)
         let rest = RestService(store: store)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)

@@ -124,6 +124,19 @@ struct ServeCommand: Command {
             }
             configuration.tokenLifetime = seconds
         }
+        // Push images: the URL phones reach the API at, and how long their signed URLs last.
+        if let text = environment["SOAR_PUBLIC_URL"], !text.isEmpty {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw .configuration("SOAR_PUBLIC_URL must be an http(s) URL, not \"\(text)\"")
+            }
+            configuration.publicURL = text
+        }
+        if let text = environment["SOAR_PUSH_IMAGE_URL_SECONDS"], !text.isEmpty {
+            guard let seconds = Int(text), (60...31_536_000).contains(seconds) else {
+                throw .configuration("SOAR_PUSH_IMAGE_URL_SECONDS must be seconds between 60 and 31536000, not \"\(text)\"")
+            }
+            configuration.pushImageLifetime = seconds
+        }
         // Attempts per client address per 5 minutes (0: no limit), by GoTrue's names where it has them.
         for (name, limit) in [("SOAR_RATE_LIMIT_SIGN_IN", \AuthService.Limits.perAddress), ("GOTRUE_RATE_LIMIT_VERIFY", \.verifyPerAddress),
             ("GOTRUE_RATE_LIMIT_TOKEN_REFRESH", \.refreshPerAddress)]

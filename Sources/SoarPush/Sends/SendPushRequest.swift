@@ -28,7 +28,9 @@ public struct SendPushRequest: Sendable {
     /// - Throws: ``PushError`` 400 naming the field that is missing, of the wrong type or out of range.
     public init(json: JSONValue) throws(PushError) {
         guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
-        let known: Set<String> = ["user_ids", "tokens", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge"]
+        let known: Set<String> = [
+            "user_ids", "tokens", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url",
+        ]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
         }
@@ -66,6 +68,7 @@ public struct SendPushRequest: Sendable {
             guard let title = try text("title"), let body = try text("body") else { throw .invalid("give title and body, or a payload") }
             payload = .alert(title: title, body: body)
         }
+        if let image = try PushImage.url(text("image_url")) { PushImage.attach(image, to: &payload) }
         if let name = try text("push_type") {
             guard let type = PushType.all.first(where: { $0.rawValue == name }) else {
                 throw .invalid("push_type must be one of \(PushType.all.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")

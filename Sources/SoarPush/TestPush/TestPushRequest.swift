@@ -1,7 +1,8 @@
 import SoarCore
 
 /// The body of `send-test-push`, as the seed's `PushTestRequest` sends it:
-/// `{title, body, deeplink, environment}`, each optional.
+/// `{title, body, deeplink, environment}`, each optional, and `image_url` (a picture the app's
+/// Notification Service Extension attaches; `soar serve` makes it from a storage path, `image`).
 public struct TestPushRequest: Sendable, Equatable {
     public var title = "Test notification"
     public var body = "Push works: this came from your Soar server."
@@ -9,6 +10,8 @@ public struct TestPushRequest: Sendable, Equatable {
     public var deeplink: String? = "soar:///notifications"
     /// The host for devices whose environment is not known yet; nil: the server's default.
     public var environment: PushEnvironment?
+    /// `userInfo["image_url"]`, with `mutable-content` so the extension runs.
+    public var imageURL: String?
 
     public init() {}
 
@@ -29,5 +32,6 @@ public struct TestPushRequest: Sendable, Equatable {
             guard let environment = PushEnvironment(named: name) else { throw .invalid("environment must be \"sandbox\" or \"production\", not \"\(name)\"") }
             self.environment = environment
         }
+        imageURL = try PushImage.url(text("image_url"))
     }
 }

@@ -12,12 +12,14 @@ struct PushEndpoints: Sendable {
     /// How long send-test-push waits for APNs, from the request's arrival, before it answers 504
     /// (APNs' own timeouts and retries can take longer when it does not answer).
     let deadline: Duration
+    /// Turns a storage path (`image`) into a signed `image_url`; nil without storage.
+    let images: PushImages?
 
     func register(in router: inout Router) {
         router.add(["POST"], "/functions/v1/send-test-push") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
             let userID = try caller(exchange, "send-test-push sends to the caller's own devices")
-            let body = try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }
+            let body = try withImage(try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }, exchange.access)
             let push = self.push
             exchange.later = Self.later(status: 200, deadline: deadline) { () async throws(PushError) -> JSONValue in
                 try await push.sendTestPush(userID: userID, body: body)
@@ -27,7 +29,7 @@ struct PushEndpoints: Sendable {
         router.add(["POST"], "/functions/v1/send-push") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
             try serviceRole(exchange, "send-push sends to any user's devices")
-            let body = try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }
+            let body = try withImage(try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }, exchange.access)
             do throws(PushError) { return .json(202, try push.sendPush(body: body)) } catch { throw Self.serverError(error) }
         }
         router.add(["GET"], "/functions/v1/sends/{id}") { exchange throws(ServerError) in
@@ -52,6 +54,17 @@ struct PushEndpoints: Sendable {
                 throw Self.serverError(error)
             }
         }
+    }
+
+    /// The body with its `image` (a storage path the caller may read) as a signed `image_url`.
+    private func withImage(_ body: JSONValue, _ access: Access) throws(ServerError) -> JSONValue {
+        guard var fields = body.objectValue, let image = fields["image"], image != .null else { return body }
+        guard let path = image.stringValue else { throw .function(400, "invalid_request", "image must be a storage path, bucket/name") }
+        guard fields["image_url"] == nil || fields["image_url"] == .null else { throw .function(400, "invalid_request", "give image or image_url, not both") }
+        guard let images else { throw .function(503, "storage_not_configured", "image needs storage (soar serve --storage-dir)") }
+        fields["image_url"] = .string(try images.signedURL(path, as: access))
+        fields["image"] = nil
+        return .object(fields)
     }
 
     /// The signed-in user's id; anon and the service role are refused with a reason.
