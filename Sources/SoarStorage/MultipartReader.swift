@@ -82,6 +82,13 @@ public struct MultipartReader {
                 start = lineEnd + 2
                 state = .headers
             case .headers:
+                // A part with no headers at all: its blank line comes at once.
+                if input.count - start >= 2, input[start] == 13, input[start + 1] == 10 {
+                    try emit(.part([:]))
+                    start += 2
+                    state = .body
+                    continue
+                }
                 guard let end = Self.find(Array("\r\n\r\n".utf8), in: input, from: start) else {
                     guard input.count - start <= Self.headerLimit else { throw Failure(reason: "a multipart part's headers are over 16 KB") }
                     held = Array(input[start...])
@@ -149,7 +156,7 @@ extension MultipartReader {
             if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 { text = String(text.dropFirst().dropLast()) }
             switch pair[0].lowercased() {
             case "name": name = text
-            case "filename": fileName = text
+            case "filename", "filename*": fileName = fileName ?? text
             default: break
             }
         }

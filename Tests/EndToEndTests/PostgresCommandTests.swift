@@ -56,6 +56,22 @@ import Testing
         for server in servers { #expect(server.stop() == 0) }
     }
 
+    @Test func twoServersShareTheStorageDirectory() throws {
+        let database = try PostgresCluster.shared.get().createDatabase()
+        let dir = TemporaryDirectory("soar-two-storage")
+        let environment = ["JWT_SECRET": "two-processes-share-this-secret-0123456789"]
+        let servers = try (0..<2).map { _ in
+            try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--database-url", database, "--storage-dir", dir.path + "/storage"], environment: environment)
+        }
+        let bases = try servers.map { try #require($0.readLine(timeout: 30)?.replacingOccurrences(of: "API URL: ", with: ""), "\($0.standardError)") }
+        _ = servers[0].readLine()
+        let service = try #require(servers[0].readLine()?.replacingOccurrences(of: "service_role key: ", with: ""))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/storage_races.py").standardized.path
+        let run = try ProcessRunner.run("python3", [script, bases.joined(separator: ","), service, "upserts"], timeout: 120)
+        #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
+        for server in servers { #expect(server.stop() == 0) }
+    }
+
     @Test func threeServersShareASendAndOneKilledMidwayLosesNothing() throws {
         let cluster = try PostgresCluster.shared.get()
         let database = try cluster.createDatabase()

@@ -37,6 +37,25 @@ import Testing
         }
     }
 
+    @Test func aPartWithoutHeadersAndAFileNamedTheOtherWay() throws {
+        var reader = try #require(MultipartReader(contentType: "multipart/form-data; boundary=b"))
+        let form = Array("--b\r\n\r\nbare\r\n--b\r\nContent-Disposition: form-data; name=\"f\"; filename*=UTF-8''a.png\r\n\r\nPNG\r\n--b--".utf8)
+        var parts: [[String: String]] = []
+        var bytes: [String] = []
+        try form.withUnsafeBytes { raw in
+            try reader.feed(raw) { event in
+                switch event {
+                case .part(let headers):
+                    parts.append(headers)
+                    bytes.append("")
+                case .bytes(let piece): bytes[bytes.count - 1] += String(decoding: piece, as: UTF8.self)
+                }
+            }
+        }
+        #expect(reader.finished && bytes == ["bare", "PNG"])
+        #expect(parts.first == [:] && MultipartReader.disposition(parts[1]).fileName == "UTF-8''a.png")
+    }
+
     @Test func refusesWhatIsNotAForm() {
         #expect(MultipartReader(contentType: "application/json") == nil)
         #expect(MultipartReader(contentType: "multipart/form-data") == nil)
