@@ -59,6 +59,9 @@ extension Migrations {
     public static let starter = File(name: "20250101000000_starter.sql", bytes: PackageResources._0250101000000_starter_sql)
     /// Storage for the seed app's avatars: a bucket and its policies.
     public static let avatars = File(name: "20250102000000_avatars.sql", bytes: PackageResources._0250102000000_avatars_sql)
+    /// Push preferences by kind: the table the settings screen writes and the server honors.
+    public static let preferences = File(
+        name: "20250103000000_notification_preferences.sql", bytes: PackageResources._0250103000000_notification_preferences_sql)
 }
 
 extension Migrations.File {

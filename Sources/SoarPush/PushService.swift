@@ -13,6 +13,8 @@ public final class PushService: Sendable {
     private let registration: DeviceRegistration
     private let jobs: any PushJobStore
     private let inboxSize: Int
+    /// Kinds sent even to users who muted them (security alerts).
+    private let criticalKinds: Set<String>
     private let worker: PushWorker?
     private let metrics = PushMetrics()
     /// send-test-push's inbox rows, off the threads deliveries run on.
@@ -23,9 +25,12 @@ public final class PushService: Sendable {
 
     /// Starts the background worker at once when APNs is configured, so sends a stopped process
     /// left unfinished go out.
-    /// - Parameter inboxSize: notifications kept per user in the inbox.
-    public init(settings: PushSettings.Loaded, store: any DataStore & PushJobStore, inboxSize: Int = 500) {
+    /// - Parameters:
+    ///   - inboxSize: notifications kept per user in the inbox.
+    ///   - criticalKinds: kinds no preference mutes.
+    public init(settings: PushSettings.Loaded, store: any DataStore & PushJobStore, inboxSize: Int = 500, criticalKinds: Set<String> = ["security"]) {
         self.settings = settings
+        self.criticalKinds = criticalKinds
         rows = DeviceRows(store: store)
         registration = DeviceRegistration(store: store)
         jobs = store
@@ -65,7 +70,14 @@ public final class PushService: Sendable {
             throw .notConfigured([])
         }
         let devices: [Device]
-        do { devices = try rows.iOSDevices(of: userID) } catch { throw PushError(503, "store_unavailable", error.message) }
+        let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
+        do { devices = try rows.meeting(unmuted).iOSDevices(of: userID) } catch { throw PushError(503, "store_unavailable", error.message) }
+        if devices.isEmpty, unmuted != nil, (try? rows.iOSDevices(of: userID).isEmpty) == false {
+            return .object([
+                "sent": 0, "delivered": 0, "failed": 0, "removed": 0, "results": .array([]), "suppressed": ["opted_out": .int((try? rows.iOSDevices(of: userID).count) ?? 0)],
+                "message": .string("Nothing was sent: you turned off \(request.kind ?? "") notifications."),
+            ])
+        }
         guard !devices.isEmpty else {
             return .object([
                 "sent": 0, "delivered": 0, "failed": 0, "removed": 0, "results": .array([]),
@@ -81,6 +93,7 @@ public final class PushService: Sendable {
             let text = quarantined ? TestPushRequest() : request
             var custom: [String: JSONValue] = [:]
             if let deeplink = text.deeplink { custom["deeplink"] = .string(deeplink) }
+            if let kind = request.kind { custom["kind"] = .string(kind) }
             var payload = Payload.alert(title: text.title, body: text.body, custom: custom)
             if let image = text.imageURL { PushImage.attach(image, to: &payload) }
             try Inbox.checkSendable(APNsNotification(token: "", payload: payload), badge: false)
@@ -133,9 +146,12 @@ public final class PushService: Sendable {
         do throws(StoreError) {
             // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
             // priority than the deliveries and the other requests.
-            stored = try StoreLane("send", .lowPriority).wait { [rows, jobs, inboxSize] () throws(StoreError) -> Int in
-                var devices = try SendDevices(request.audience, rows: rows)
-                try jobs.createSend(id: id, request: body.jsonText, total: devices.expected)
+            stored = try StoreLane("send", .lowPriority).wait { [rows, jobs, inboxSize, criticalKinds] () throws(StoreError) -> Int in
+                // A kind some users muted: their devices are left out, and counted.
+                let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
+                var devices = try SendDevices(request.audience, rows: rows.meeting(unmuted))
+                let optedOut = unmuted == nil ? 0 : try SendDevices.count(request.audience, rows: rows) - SendDevices.count(request.audience, rows: rows.meeting(unmuted))
+                try jobs.createSend(id: id, request: body.jsonText, total: devices.expected, suppressed: ["opted_out": optedOut])
                 var count = 0
                 while let chunk = try devices.nextChunk().map({ SendChunk($0, request.payload) }) {
                     try jobs.appendToSend(
@@ -163,6 +179,7 @@ public final class PushService: Sendable {
             "send_id": .string(summary.id), "created_at": .string(summary.createdAt), "finished_at": summary.finishedAt.map { .string($0) } ?? .null,
             "total": .int(summary.total), "pending": .int(summary.pending), "delivered": .int(summary.delivered), "failed": .int(summary.failed),
             "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }), "opens": .int(summary.opens), "redelivered": .int(summary.redelivered),
+            "suppressed": .object(["opted_out": .int(summary.suppressed["opted_out"] ?? 0)]),
         ])
     }
 

@@ -42,6 +42,8 @@ public final class Server: Sendable {
         public var publicURL: String?
         /// Seconds a push image's signed URL stays good (a notification may wait in APNs for days).
         public var pushImageLifetime = 7 * 86_400
+        /// Push kinds no user preference mutes (`SOAR_PUSH_CRITICAL_KINDS`).
+        public var criticalPushKinds: Set<String> = ["security"]
         public var storageLimits = StorageService.Limits()
 
         public init() {}
@@ -115,7 +117,7 @@ public final class Server: Sendable {
         let gateway = Gateway(keys: keys, auth: auth)
         var router = Router()
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
-        self.push = PushService(settings: push, store: store, inboxSize: configuration.inboxSize)
+        self.push = PushService(settings: push, store: store, inboxSize: configuration.inboxSize, criticalKinds: configuration.criticalPushKinds)
         do {
             let auth = self.auth
             realtime = try RealtimeServer(limits: configuration.realtimeLimits, clock: now) { token in RealtimeEndpoints.identity(token, auth: auth) }

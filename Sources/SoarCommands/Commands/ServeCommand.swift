@@ -137,6 +137,9 @@ struct ServeCommand: Command {
             }
             configuration.pushImageLifetime = seconds
         }
+        if let text = environment["SOAR_PUSH_CRITICAL_KINDS"] {
+            configuration.criticalPushKinds = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
         // Attempts per client address per 5 minutes (0: no limit), by GoTrue's names where it has them.
         for (name, limit) in [("SOAR_RATE_LIMIT_SIGN_IN", \AuthService.Limits.perAddress), ("GOTRUE_RATE_LIMIT_VERIFY", \.verifyPerAddress),
             ("GOTRUE_RATE_LIMIT_TOKEN_REFRESH", \.refreshPerAddress)]

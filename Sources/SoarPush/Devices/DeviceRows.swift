@@ -5,6 +5,18 @@ import SoarStore
 /// Push's reads and writes of `device_tokens`, as the service role (push acts for the server).
 struct DeviceRows: Sendable {
     let store: any DataStore
+    /// What every device read must also meet (a send's kind: users who muted it left out).
+    var only: RowQuery.Condition? = nil
+
+    /// The same reads, of the devices meeting `condition` too.
+    func meeting(_ condition: RowQuery.Condition?) -> DeviceRows {
+        var rows = self
+        rows.only = condition
+        return rows
+    }
+
+    /// The iOS devices condition every read starts from.
+    private var iOS: [RowQuery.Condition] { [Self.equal("platform", "ios")] + (only.map { [$0] } ?? []) }
 
     /// The user's iOS devices, oldest registration first. (Every query here returns devices by
     /// user, each user's oldest first.)
@@ -26,9 +38,22 @@ struct DeviceRows: Sendable {
     /// How many iOS devices there are.
     func iOSDeviceCount() throws(StoreError) -> Int {
         var query = RowQuery()
-        query.condition = Self.equal("platform", "ios")
+        query.condition = .all(iOS)
         query.limit = 0
         return try store.select(try table(), query, as: .service, counting: true).total ?? 0
+    }
+
+    /// How many iOS devices of these users (`column` `user_id`) or with these tokens (`token`).
+    func iOSDeviceCount(_ column: String, in values: [String]) throws(StoreError) -> Int {
+        var total = 0
+        for start in stride(from: 0, to: values.count, by: 10_000) {
+            var query = RowQuery()
+            let chunk = values[start..<min(start + 10_000, values.count)].map { SQLValue.text($0) }
+            query.condition = .all(iOS + [.compare(column: column, op: .in, operand: .list(chunk))])
+            query.limit = 0
+            total += try store.select(try table(), query, as: .service, counting: true).total ?? 0
+        }
+        return total
     }
 
     /// The iOS devices of the users after `user` (of every user when nil), users in id order and
@@ -36,7 +61,7 @@ struct DeviceRows: Sendable {
     /// a user's devices. Empty after the last user.
     func iOSDevices(after user: String?, size: Int) throws(StoreError) -> [Device] {
         var query = RowQuery()
-        query.condition = .all([Self.equal("platform", "ios")] + (user.map { [.compare(column: "user_id", op: .gt, operand: .value(.text($0)))] } ?? []))
+        query.condition = .all(iOS + (user.map { [.compare(column: "user_id", op: .gt, operand: .value(.text($0)))] } ?? []))
         query.order = [RowQuery.Order(column: "user_id"), RowQuery.Order(column: "token")]
         query.limit = size
         let table = try table()
@@ -52,7 +77,7 @@ struct DeviceRows: Sendable {
 
     private func iOSDevices(where condition: RowQuery.Condition?) throws(StoreError) -> [Device] {
         var query = RowQuery()
-        query.condition = .all([Self.equal("platform", "ios")] + (condition.map { [$0] } ?? []))
+        query.condition = .all(iOS + (condition.map { [$0] } ?? []))
         query.order = [RowQuery.Order(column: "user_id"), RowQuery.Order(column: "created_at"), RowQuery.Order(column: "token")]
         let table = try table()
         return try store.select(table, query, as: .service, counting: false).rows.map { device($0, in: table) }

@@ -38,6 +38,15 @@ struct SendDevices {
         }
     }
 
+    /// How many registered iOS devices the audience holds (tokens no row holds not counted).
+    static func count(_ audience: SendPushRequest.Audience, rows: DeviceRows) throws(StoreError) -> Int {
+        switch audience {
+        case .everyone: try rows.iOSDeviceCount()
+        case .users(let ids): try rows.iOSDeviceCount("user_id", in: ids)
+        case .tokens(let tokens): try rows.iOSDeviceCount("token", in: tokens)
+        }
+    }
+
     /// Devices read at once: one per token, in user order.
     init(listed: [Device]) {
         let devices = Self.inUserOrder(Self.onePerToken(listed))

@@ -7,7 +7,8 @@ import SoarCore
 /// `{"user_ids": [...]}`, `{"tokens": [...]}` or `{"all": true}`; then `{"title", "body"}` or a whole
 /// `{"payload": {"aps": …}}`, and optionally `push_type`, `priority` (10, 5, 1), `collapse_id`,
 /// `expiration` (Unix seconds; 0: now or never), `environment` (for devices whose own is not known)
-/// and `"badge": "unread"`.
+/// and `"badge": "unread"`; `kind` (the payload's `kind`, which users mute in their preferences)
+/// and `image` / `image_url` (a picture).
 public struct SendPushRequest: Sendable {
     public enum Audience: Sendable, Equatable {
         case users([String])
@@ -22,6 +23,8 @@ public struct SendPushRequest: Sendable {
     public var collapseID: String?
     public var expiration: Date?
     public var environment: PushEnvironment?
+    /// What users mute in their preferences (`notification_preferences`); in the payload as `kind`.
+    public var kind: String?
     /// `"badge": "unread"`: each device's `aps.badge` is its user's unread inbox count.
     public var badgeUnread = false
 
@@ -29,7 +32,7 @@ public struct SendPushRequest: Sendable {
     public init(json: JSONValue) throws(PushError) {
         guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
         let known: Set<String> = [
-            "user_ids", "tokens", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url",
+            "user_ids", "tokens", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
         ]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
@@ -69,6 +72,11 @@ public struct SendPushRequest: Sendable {
             payload = .alert(title: title, body: body)
         }
         if let image = try PushImage.url(text("image_url")) { PushImage.attach(image, to: &payload) }
+        let named = try PushKind.checked(text("kind"))
+        let carried = payload.custom["kind"]?.stringValue
+        if let named, let carried, named != carried { throw .invalid("kind is \"\(named)\" but payload.kind is \"\(carried)\"") }
+        kind = try PushKind.checked(named ?? carried)
+        if let kind { payload.custom["kind"] = .string(kind) }
         if let name = try text("push_type") {
             guard let type = PushType.all.first(where: { $0.rawValue == name }) else {
                 throw .invalid("push_type must be one of \(PushType.all.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")

@@ -12,6 +12,8 @@ public struct TestPushRequest: Sendable, Equatable {
     public var environment: PushEnvironment?
     /// `userInfo["image_url"]`, with `mutable-content` so the extension runs.
     public var imageURL: String?
+    /// `userInfo["kind"]`: a kind the user muted is not sent (unless the server holds it critical).
+    public var kind: String?
 
     public init() {}
 
@@ -33,5 +35,6 @@ public struct TestPushRequest: Sendable, Equatable {
             self.environment = environment
         }
         imageURL = try PushImage.url(text("image_url"))
+        kind = try PushKind.checked(text("kind"))
     }
 }

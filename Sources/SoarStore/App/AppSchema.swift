@@ -13,8 +13,11 @@ public enum AppSchema {
     /// The seed app's avatars bucket and its storage policies.
     public static let avatars = file(Migrations.avatars)
 
+    /// Push preferences by kind.
+    public static let preferences = file(Migrations.preferences)
+
     /// Every migration Soar ships for the app, in order.
-    public static let starters = [starter, avatars]
+    public static let starters = [starter, avatars, preferences]
 
     private static func file(_ file: Migrations.File) -> MigrationFile {
         let stem = String(file.name.dropLast(4))

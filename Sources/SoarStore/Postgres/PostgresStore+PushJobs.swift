@@ -3,12 +3,15 @@ import SoarCore
 
 /// Durable sends on Postgres, run as the server's own role (clients have no grant on these tables).
 extension PostgresStore {
-    public func createSend(id: String, request: String, total: Int) throws(StoreError) {
+    public func createSend(id: String, request: String, total: Int, suppressed: [String: Int]) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try run { connection throws(StoreError) in
             try connection.query(
                 "INSERT INTO public.push_sends (id, request, total, created_at, finished_at) VALUES ($1, $2, $3, $4, $5)",
                 [id, request, String(total), time, total == 0 ? time : nil])
+            for (why, count) in suppressed where count > 0 {
+                try connection.query("INSERT INTO public.push_send_reasons (send_id, reason, count) VALUES ($1, $2, $3)", [id, suppressedPrefix + why, String(count)])
+            }
         }
     }
 
@@ -213,10 +216,11 @@ extension PostgresStore {
             }
             let opens = try connection.query("SELECT count(*) FROM public.notifications WHERE send_id = $1 AND opened_at IS NOT NULL", [id])
             func number(_ index: Int) -> Int { Int(send[index] ?? "") ?? 0 }
+            let (failures, suppressed) = reasons.splitSuppressed()
             func time(_ text: String?) -> String? { text.map { Timestamp.parse($0).map(Timestamp.postgres) ?? $0 } }
             return PushSendSummary(
                 id: id, createdAt: time(send[0]) ?? "", finishedAt: time(send[1]), total: number(2), pending: number(2) - number(3) - number(4),
-                delivered: number(3), failed: number(4), removed: number(5), reasons: reasons,
+                delivered: number(3), failed: number(4), removed: number(5), reasons: failures, suppressed: suppressed,
                 opens: Int(opens.first?.first.flatMap { $0 } ?? "") ?? 0, redelivered: number(6))
         }
     }

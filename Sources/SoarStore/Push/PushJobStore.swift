@@ -88,16 +88,33 @@ public struct PushSendSummary: Sendable, Equatable {
     public let removed: Int
     /// Failures by reason.
     public let reasons: [String: Int]
+    /// Devices the send did not go to, by why (`opted_out`: their user muted the send's kind).
+    public let suppressed: [String: Int]
     /// Inbox rows of this send their owners opened.
     public let opens: Int
     /// Outcomes of jobs claimed again after a worker stopped: each may have reached its device twice.
     public let redelivered: Int
 }
 
+/// Suppressed counts share the reasons' table, under this prefix.
+let suppressedPrefix = "suppressed:"
+
+extension [String: Int] {
+    /// Failure reasons and suppressed counts, apart.
+    func splitSuppressed() -> (reasons: [String: Int], suppressed: [String: Int]) {
+        var reasons: [String: Int] = [:], suppressed: [String: Int] = [:]
+        for (key, count) in self {
+            if key.hasPrefix(suppressedPrefix) { suppressed[String(key.dropFirst(suppressedPrefix.count))] = count } else { reasons[key] = count }
+        }
+        return (reasons, suppressed)
+    }
+}
+
 /// The durable side of `send-push`: sends and their jobs, each job ending exactly once.
 public protocol PushJobStore: Sendable {
-    /// Stores a send that will have `total` jobs; they are added with ``appendToSend``.
-    func createSend(id: String, request: String, total: Int) throws(StoreError)
+    /// Stores a send that will have `total` jobs (they are added with ``appendToSend``) and the
+    /// devices it leaves out, by why.
+    func createSend(id: String, request: String, total: Int, suppressed: [String: Int]) throws(StoreError)
     /// Stores part of a send in one transaction: its users' inbox rows (each inbox then trimmed to
     /// `inboxSize`) and their jobs. With `badgeUnread`, each job's badge is its user's unread count.
     func appendToSend(id: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool) throws(StoreError)
@@ -125,4 +142,11 @@ public protocol PushJobStore: Sendable {
     /// The device tokens that moved to `userID` from another user (the one-owner rule) in the last
     /// `seconds`, by the clock that timed the moves (the store's).
     func tokensMoved(to userID: String, within seconds: TimeInterval) throws(StoreError) -> Set<String>
+}
+
+extension PushJobStore {
+    /// A send that leaves no device out.
+    public func createSend(id: String, request: String, total: Int) throws(StoreError) {
+        try createSend(id: id, request: request, total: total, suppressed: [:])
+    }
 }

@@ -2,11 +2,15 @@ import Foundation
 import SoarCore
 
 extension SQLiteStore {
-    public func createSend(id: String, request: String, total: Int) throws(StoreError) {
+    public func createSend(id: String, request: String, total: Int, suppressed: [String: Int]) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in
             try connection.statement("INSERT INTO push_sends (id, request, total, created_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .run([.text(id), .text(request), .integer(Int64(total)), .text(time), total == 0 ? .text(time) : .null])
+            for (why, count) in suppressed where count > 0 {
+                try connection.statement("INSERT INTO push_send_reasons (send_id, reason, count) VALUES (?1, ?2, ?3)")
+                    .run([.text(id), .text(suppressedPrefix + why), .integer(Int64(count))])
+            }
         }
     }
 
@@ -278,12 +282,13 @@ extension SQLiteStore {
                 reasons[Self.text(row[0]) ?? ""] = Int(Self.integer(row[1]))
             }
             let opens = try connection.statement("SELECT count(*) FROM notifications WHERE send_id = ?1 AND opened_at IS NOT NULL").rows([.text(id)])
+            let (failures, suppressed) = reasons.splitSuppressed()
             let total = Int(Self.integer(send[2]))
             let delivered = Int(Self.integer(send[3]))
             let failed = Int(Self.integer(send[4]))
             return PushSendSummary(
                 id: id, createdAt: Self.text(send[0]) ?? "", finishedAt: Self.text(send[1]), total: total, pending: total - delivered - failed,
-                delivered: delivered, failed: failed, removed: Int(Self.integer(send[5])), reasons: reasons,
+                delivered: delivered, failed: failed, removed: Int(Self.integer(send[5])), reasons: failures, suppressed: suppressed,
                 opens: Int(opens.first.map { Self.integer($0[0]) } ?? 0), redelivered: Int(Self.integer(send[6])))
         }
     }
