@@ -1,0 +1,31 @@
+import Foundation
+import SoarClient
+import SoarTesting
+import Testing
+
+/// The notification settings screen against an in-process server: kinds on by default, a switch
+/// stored as the user's own row, a critical kind that stays on, another user's rows unseen.
+@MainActor @Suite(.timeLimit(.minutes(1))) struct NotificationPreferencesTests {
+    static let kinds = [NotificationKind(id: "early_viral_alert", title: "Viral alerts"), NotificationKind(id: "security", title: "Security", critical: true)]
+
+    @Test func switchesAreStoredPerUser() async throws {
+        let fixture = try ClientFixture()
+        let user = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
+        let model = NotificationPreferencesViewModel(kinds: Self.kinds, repository: NotificationPreferencesRepository(client: fixture.client), userId: user)
+        await model.load()
+        #expect(model.state.value?.count == 2 && Self.kinds.allSatisfy(model.isEnabled), "on until turned off")
+        await model.set(Self.kinds[0], enabled: false)
+        await model.set(Self.kinds[1], enabled: false)
+        #expect(!model.isEnabled(Self.kinds[0]) && model.isEnabled(Self.kinds[1]) && model.actionError != nil)
+        let again = NotificationPreferencesViewModel(kinds: Self.kinds, repository: NotificationPreferencesRepository(client: fixture.client), userId: user)
+        await again.load()
+        #expect(!again.isEnabled(Self.kinds[0]), "stored on the server")
+        await again.set(Self.kinds[0], enabled: true)
+        #expect(try await NotificationPreferencesRepository(client: fixture.client).load(userId: user).get() == ["early_viral_alert": true])
+
+        let other = fixture.another()
+        let stranger = try await other.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
+        #expect(try await NotificationPreferencesRepository(client: other).load(userId: user).get().isEmpty, "another user's rows are not theirs to read")
+        _ = stranger
+    }
+}
