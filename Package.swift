@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "SoarImages", dependencies: ["CVips"]),
         .target(name: "SoarRealtime", dependencies: ["SoarCore", "SoarHTTP", "SoarHTTP2", "CWslay"]),
         .target(name: "SoarServer", dependencies: ["SoarRealtime", "SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush", "SoarStorage"]),
-        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarRealtime", "SoarServer", "SoarClient", "SoarClientTesting"]),
+        .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarStorage", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarRealtime", "SoarServer", "SoarClient", "SoarClientTesting"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
         .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCore", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient", "SoarClientTesting"]),
 

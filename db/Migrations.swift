@@ -62,6 +62,8 @@ extension Migrations {
     /// Push preferences by kind: the table the settings screen writes and the server honors.
     public static let preferences = File(
         name: "20250103000000_notification_preferences.sql", bytes: PackageResources._0250103000000_notification_preferences_sql)
+    /// Push topics users follow.
+    public static let topics = File(name: "20250104000000_push_topics.sql", bytes: PackageResources._0250104000000_push_topics_sql)
 }
 
 extension Migrations.File {

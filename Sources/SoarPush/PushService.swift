@@ -141,6 +141,12 @@ public final class PushService: Sendable {
             if case .notConfigured(let missing) = settings { throw .notConfigured(missing) }
             throw .notConfigured([])
         }
+        if case .topic(let topic) = request.audience {
+            // A topic nobody follows is likely a typo: said, not sent to no one in silence.
+            let followed: Bool
+            do { followed = try PushTopic.followed(topic, store: rows.store) } catch { throw PushError(503, "store_unavailable", error.message) }
+            guard followed else { throw PushError(404, "unknown_topic", "no user follows the topic \"\(topic)\" (push_topic_subscriptions)") }
+        }
         let id = RandomUUID.lowercase()
         var stored = 0
         do throws(StoreError) {

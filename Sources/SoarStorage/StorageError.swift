@@ -8,6 +8,8 @@ public struct StorageError: Error, Sendable, Equatable {
     public let error: String
     public let code: String
     public let message: String
+    /// A 416's `Content-Range`.
+    public var contentRange: String?
 
     public init(status: Int, error: String, code: String, message: String) {
         self.status = status
@@ -37,6 +39,13 @@ public struct StorageError: Error, Sendable, Equatable {
     public static let entityTooLarge = StorageError(
         status: 413, error: "Payload too large", code: "EntityTooLarge", message: "The object exceeded the maximum allowed size")
     public static let invalidRange = StorageError(status: 416, error: "invalid_range", code: "InvalidRange", message: "invalid range provided")
+
+    /// A 416 for an object of `size` bytes: its `Content-Range: bytes */size` says how many there are.
+    public static func invalidRange(size: Int64) -> StorageError {
+        var error = invalidRange
+        error.contentRange = "bytes */\(size)"
+        return error
+    }
     public static let noContent = StorageError(status: 400, error: "InvalidRequest", code: "InvalidRequest", message: "No content provided")
     public static let bucketNameInvalid = StorageError(status: 400, error: "Invalid Input", code: "InvalidBucketName", message: "Bucket name invalid")
     public static let invalidSignature = StorageError(status: 400, error: "InvalidSignature", code: "InvalidSignature", message: "Invalid signature")

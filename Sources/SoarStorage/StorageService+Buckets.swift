@@ -59,7 +59,8 @@ extension StorageService {
     }
 
     public func deleteBucket(_ id: String, as access: Access) throws(StorageError) -> JSONValue {
-        _ = try bucket(id, as: .service)
+        // A bucket the caller cannot see is not there for them: nothing said of its objects.
+        _ = try bucket(id, as: access)
         let table = objects
         let inside = try run { () throws(StoreError) in try store.select(table, Self.query(Self.equal("bucket_id", id), limit: 1), as: .service, counting: false).rows }
         guard inside.isEmpty else { throw .bucketNotEmpty }

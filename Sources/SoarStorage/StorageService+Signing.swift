@@ -12,7 +12,10 @@ extension StorageService {
     /// - Returns: the URL's path and query below `/storage/v1`.
     public func signedURL(bucket: String, name: String, expiresIn: JSONValue?, transform: ImageTransform? = nil, as access: Access) throws(StorageError) -> String {
         let seconds = try Self.lifetime(expiresIn)
-        guard try object(bucket, name, as: access) != nil else { throw .objectNotFound }
+        guard let object = try object(bucket, name, as: access) else { throw .objectNotFound }
+        if transform != nil, !object.mimeType.lowercased().hasPrefix("image/") {
+            throw .invalidRequest("\(bucket)/\(name) is \(object.mimeType), not an image: it has no render")
+        }
         var claims: [String: JSONValue] = ["url": .string(bucket + "/" + name), "scope": "download"]
         if let transform { claims["transformations"] = .string(transform.claim) }
         let token = try sign(claims, seconds: seconds)

@@ -8,6 +8,7 @@ import SoarPush
 import SoarRealtime
 import SoarSchema
 import SoarServer
+import SoarStorage
 import SoarStore
 
 /// `soar serve`: the Supabase-compatible backend (auth, data API, functions) on SQLite or PostgreSQL.
@@ -136,6 +137,12 @@ struct ServeCommand: Command {
                 throw .configuration("SOAR_PUSH_IMAGE_URL_SECONDS must be seconds between 60 and 31536000, not \"\(text)\"")
             }
             configuration.pushImageLifetime = seconds
+        }
+        if let text = environment["SOAR_STORAGE_FILE_SIZE_LIMIT"], !text.isEmpty {
+            guard let bytes = Int64(text), (1...(1 << 40)).contains(bytes) else {
+                throw .configuration("SOAR_STORAGE_FILE_SIZE_LIMIT must be a number of bytes, not \"\(text)\"")
+            }
+            configuration.storageLimits.fileSizeLimit = bytes
         }
         if let text = environment["SOAR_PUSH_CRITICAL_KINDS"] {
             configuration.criticalPushKinds = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

@@ -27,6 +27,10 @@ struct SendDevices {
         switch audience {
         case .everyone:
             self.init(expected: try rows.iOSDeviceCount(), pagesFrom: rows, page: [])
+        case .topic(let topic):
+            // Read a page at a time, as a send to everyone, of the followers' devices only.
+            let followers = rows.meeting(.all([rows.only, PushTopic.followers(of: topic)].compactMap { $0 }))
+            self.init(expected: try followers.iOSDeviceCount(), pagesFrom: followers, page: [])
         case .users(let ids):
             self.init(listed: try rows.iOSDevices("user_id", in: ids))
         case .tokens(let tokens):
@@ -42,6 +46,7 @@ struct SendDevices {
     static func count(_ audience: SendPushRequest.Audience, rows: DeviceRows) throws(StoreError) -> Int {
         switch audience {
         case .everyone: try rows.iOSDeviceCount()
+        case .topic(let topic): try rows.meeting(.all([rows.only, PushTopic.followers(of: topic)].compactMap { $0 })).iOSDeviceCount()
         case .users(let ids): try rows.iOSDeviceCount("user_id", in: ids)
         case .tokens(let tokens): try rows.iOSDeviceCount("token", in: tokens)
         }

@@ -4,7 +4,7 @@ import SoarCore
 
 /// The body of `send-push` (service role): whom to send to, and the notification.
 ///
-/// `{"user_ids": [...]}`, `{"tokens": [...]}` or `{"all": true}`; then `{"title", "body"}` or a whole
+/// `{"user_ids": [...]}`, `{"tokens": [...]}`, `{"topic": "news"}` or `{"all": true}`; then `{"title", "body"}` or a whole
 /// `{"payload": {"aps": …}}`, and optionally `push_type`, `priority` (10, 5, 1), `collapse_id`,
 /// `expiration` (Unix seconds; 0: now or never), `environment` (for devices whose own is not known)
 /// and `"badge": "unread"`; `kind` (the payload's `kind`, which users mute in their preferences)
@@ -13,6 +13,8 @@ public struct SendPushRequest: Sendable {
     public enum Audience: Sendable, Equatable {
         case users([String])
         case tokens([String])
+        /// The devices of every user who follows the topic (`push_topic_subscriptions`).
+        case topic(String)
         case everyone
     }
 
@@ -32,13 +34,13 @@ public struct SendPushRequest: Sendable {
     public init(json: JSONValue) throws(PushError) {
         guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
         let known: Set<String> = [
-            "user_ids", "tokens", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
+            "user_ids", "tokens", "topic", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
         ]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
         }
-        let given = ["user_ids", "tokens", "all"].filter { object[$0] != nil && object[$0] != .null }
-        guard given.count == 1 else { throw .invalid("say whom to send to with exactly one of user_ids, tokens or \"all\": true") }
+        let given = ["user_ids", "tokens", "topic", "all"].filter { object[$0] != nil && object[$0] != .null }
+        guard given.count == 1 else { throw .invalid("say whom to send to with exactly one of user_ids, tokens, topic or \"all\": true") }
         switch given[0] {
         case "user_ids":
             let ids = try Self.strings(object["user_ids"], "user_ids")
@@ -51,6 +53,11 @@ public struct SendPushRequest: Sendable {
             } catch {
                 throw .invalid("tokens: \(error.description)")
             }
+        case "topic":
+            guard let topic = object["topic"]?.stringValue, PushTopic.valid(topic) else {
+                throw .invalid("topic must be 1 to 128 of A-Z a-z 0-9 _ . : -")
+            }
+            audience = .topic(topic)
         default:
             guard object["all"] == .bool(true) else { throw .invalid("all must be true") }
             audience = .everyone

@@ -18,6 +18,16 @@ struct Router: Sendable {
         routes.append(Route(methods: methods, segments: pattern.split(separator: "/"), label: pattern, handler: handler))
     }
 
+    /// What follows the first `count` segments of `path` and the slash after them, as written.
+    static func remainder(of path: String, after count: Int) -> String {
+        var rest = Substring(path)
+        for _ in 0..<count {
+            rest = rest.drop { $0 == "/" }
+            rest = rest.drop { $0 != "/" }
+        }
+        return String(rest.hasPrefix("/") ? rest.dropFirst() : rest)
+    }
+
     /// The route for a path, its `{name}` parameters, and whether only the method was wrong. A
     /// last segment `{name*}` takes the rest of the path, slashes and all (a storage object's name).
     func match(_ method: String, _ path: String) -> (route: Route?, parameters: [String: String], methodAllowed: Bool) {
@@ -30,7 +40,8 @@ struct Router: Sendable {
             var matched = true
             for (index, (pattern, part)) in zip(route.segments, parts).enumerated() {
                 if rest, index == route.segments.count - 1 {
-                    parameters[String(pattern.dropFirst().dropLast(2))] = parts[index...].joined(separator: "/")
+                    // As written, empty parts and all: a storage key's `//` is the key's to refuse.
+                    parameters[String(pattern.dropFirst().dropLast(2))] = Self.remainder(of: path, after: index)
                 } else if pattern.hasPrefix("{") {
                     parameters[String(pattern.dropFirst().dropLast())] = String(part)
                 } else if pattern != part {

@@ -111,7 +111,9 @@ public struct ServerError: Error, Sendable {
             return .json(status, ["error": .string(code), "message": .string(message)])
         case .storage(let error):
             let message = status >= 500 ? "Internal Server Error" : error.message
-            return .json(status, ["statusCode": .string(String(error.status)), "error": .string(error.error), "message": .string(message), "code": .string(error.code)])
+            var response = HTTPResponse.json(status, ["statusCode": .string(String(error.status)), "error": .string(error.error), "message": .string(message), "code": .string(error.code)])
+            if let range = error.contentRange { response.headers.append(("content-range", range)) }
+            return response
         }
     }
 }

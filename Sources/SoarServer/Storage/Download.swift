@@ -35,14 +35,16 @@ struct Download {
         let type = stored.lowercased().contains("text/html") ? "text/plain" : stored
         headers.append(("content-type", type))
         if let disposition { headers.append(("content-disposition", disposition)) }
-        guard let header = request.headers["range"] else {
+        // A range is read only when it parses and, with `If-Range`, the object is still that one.
+        let stillTheSame = request.headers["if-range"].map { Self.tag($0) == Self.tag(object.eTag) } ?? true
+        guard let header = request.headers["range"], stillTheSame, let asked = Self.range(header, size: size) else {
             var response = HTTPResponse(status: 200, headers: headers)
             response.file = FileBody(descriptor: descriptor, offset: 0, length: size)
             return response
         }
-        guard let range = Self.range(header, size: size) else {
+        guard let range = asked else {
             close(descriptor)
-            throw .invalidRange
+            throw .invalidRange(size: size)
         }
         headers.append(("content-range", "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"))
         var response = HTTPResponse(status: 206, headers: headers)
@@ -52,7 +54,8 @@ struct Download {
 
     private var notModified: Bool {
         if let tags = request.headers["if-none-match"] {
-            return tags.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == object.eTag || $0.trimmingCharacters(in: .whitespaces) == "*" }
+            // Weak comparison, as If-None-Match asks: `W/"x"` matches `"x"`.
+            return tags.split(separator: ",").contains { Self.tag(String($0)) == Self.tag(object.eTag) || $0.trimmingCharacters(in: .whitespaces) == "*" }
         }
         if let since = request.headers["if-modified-since"].flatMap(HTTPDate.parse) {
             return Int(object.lastModified.timeIntervalSince1970) <= Int(since.timeIntervalSince1970)
@@ -71,21 +74,35 @@ struct Download {
     /// What JavaScript's `encodeURIComponent` leaves as is.
     private static let componentCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
 
-    /// One byte range of `bytes=a-b`, `bytes=a-` or `bytes=-n`, its end clamped; nil when it
-    /// cannot be served (several ranges, a start past the end, an empty object).
-    static func range(_ header: String, size: Int64) -> ClosedRange<Int64>? {
+    /// An entity tag without its weak mark, for comparing.
+    static func tag(_ text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+    }
+
+    /// A `Range` header: nil when it does not parse (then it is ignored, as HTTP says); `.some(nil)`
+    /// when it parses but cannot be served (several ranges, a start past the end, an empty
+    /// object: 416); else one byte range of `bytes=a-b`, `bytes=a-` or `bytes=-n`, its end clamped.
+    static func range(_ header: String, size: Int64) -> ClosedRange<Int64>?? {
         let text = header.trimmingCharacters(in: .whitespaces)
-        guard text.lowercased().hasPrefix("bytes="), size > 0 else { return nil }
-        let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
-        let first = spec[..<dash].trimmingCharacters(in: .whitespaces), last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
-        if first.isEmpty {
-            guard let count = Int64(last), count > 0 else { return nil }
+        guard text.lowercased().hasPrefix("bytes=") else { return nil }
+        let specs = text.dropFirst(6).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        var parsed: [(first: Int64?, last: Int64?)] = []
+        for spec in specs {
+            guard let dash = spec.firstIndex(of: "-") else { return nil }
+            let first = spec[..<dash], last = spec[spec.index(after: dash)...]
+            guard first.isEmpty || Int64(first) != nil, last.isEmpty || Int64(last) != nil, !(first.isEmpty && last.isEmpty) else { return nil }
+            parsed.append((Int64(first), Int64(last)))
+        }
+        guard parsed.count == 1, size > 0 else { return .some(nil) }
+        let (first, last) = parsed[0]
+        guard let start = first else {
+            guard let count = last, count > 0 else { return .some(nil) }
             return max(0, size - count)...(size - 1)
         }
-        guard let start = Int64(first), start >= 0, start < size else { return nil }
-        guard !last.isEmpty else { return start...(size - 1) }
-        guard let end = Int64(last), end >= start else { return nil }
+        guard start < size else { return .some(nil) }
+        guard let end = last else { return start...(size - 1) }
+        guard end >= start else { return nil }
         return start...min(end, size - 1)
     }
 }

@@ -16,8 +16,11 @@ public enum AppSchema {
     /// Push preferences by kind.
     public static let preferences = file(Migrations.preferences)
 
+    /// Push topics users follow.
+    public static let topics = file(Migrations.topics)
+
     /// Every migration Soar ships for the app, in order.
-    public static let starters = [starter, avatars, preferences]
+    public static let starters = [starter, avatars, preferences, topics]
 
     private static func file(_ file: Migrations.File) -> MigrationFile {
         let stem = String(file.name.dropLast(4))

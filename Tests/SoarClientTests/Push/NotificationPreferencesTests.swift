@@ -29,3 +29,23 @@ import Testing
         _ = stranger
     }
 }
+
+/// Topics through SoarClient: followed, again (no change), unfollowed, each user's own.
+@Suite(.timeLimit(.minutes(1))) struct PushTopicsClientTests {
+    @Test func followAndUnfollow() async throws {
+        let fixture = try ClientFixture()
+        _ = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
+        let topics = PushTopics(client: fixture.client)
+        try await topics.follow("news")
+        try await topics.follow("brand:abc123")
+        try await topics.follow("news")
+        #expect(try await topics.followed() == ["brand:abc123", "news"])
+        try await topics.unfollow("news")
+        #expect(try await topics.followed() == ["brand:abc123"])
+        let other = fixture.another()
+        _ = try await other.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
+        #expect(try await PushTopics(client: other).followed().isEmpty)
+        let bad = await #expect(throws: AppError.self) { try await topics.follow("has spaces") }
+        #expect(bad?.status == 400)
+    }
+}
