@@ -64,6 +64,8 @@ extension Migrations {
         name: "20250103000000_notification_preferences.sql", bytes: PackageResources._0250103000000_notification_preferences_sql)
     /// Push topics users follow.
     public static let topics = File(name: "20250104000000_push_topics.sql", bytes: PackageResources._0250104000000_push_topics_sql)
+    /// Device attributes send-push's segments filter on.
+    public static let deviceAttributes = File(name: "20250105000000_device_attributes.sql", bytes: PackageResources._0250105000000_device_attributes_sql)
 }
 
 extension Migrations.File {

@@ -15,6 +15,9 @@ public final class PushService: Sendable {
     private let inboxSize: Int
     /// Kinds sent even to users who muted them (security alerts).
     private let criticalKinds: Set<String>
+    /// Reads a segment (filters of the data API's syntax) as a condition on `device_tokens`.
+    public typealias SegmentReader = @Sendable (String) throws(PushError) -> RowQuery.Condition?
+    private let segments: SegmentReader?
     private let worker: PushWorker?
     private let metrics = PushMetrics()
     /// send-test-push's inbox rows, off the threads deliveries run on.
@@ -28,9 +31,14 @@ public final class PushService: Sendable {
     /// - Parameters:
     ///   - inboxSize: notifications kept per user in the inbox.
     ///   - criticalKinds: kinds no preference mutes.
-    public init(settings: PushSettings.Loaded, store: any DataStore & PushJobStore, inboxSize: Int = 500, criticalKinds: Set<String> = ["security"]) {
+    ///   - segments: how a segment's filters are read (the data API's parser); nil: no segments.
+    public init(
+        settings: PushSettings.Loaded, store: any DataStore & PushJobStore, inboxSize: Int = 500, criticalKinds: Set<String> = ["security"],
+        segments: SegmentReader? = nil
+    ) {
         self.settings = settings
         self.criticalKinds = criticalKinds
+        self.segments = segments
         rows = DeviceRows(store: store)
         registration = DeviceRegistration(store: store)
         jobs = store
@@ -136,7 +144,12 @@ public final class PushService: Sendable {
     ///
     /// - Throws: ``PushError`` 400 for a bad body, 503 when APNs is not configured or the store fails.
     public func sendPush(body: JSONValue) throws(PushError) -> JSONValue {
-        let request = try SendPushRequest(json: body)
+        var request = try SendPushRequest(json: body)
+        if case .segment(let filter, _) = request.audience {
+            guard let segments else { throw .invalid("this server reads no segments") }
+            request.audience = .segment(filter, try segments(filter))
+        }
+        if request.dryRun { return try count(request) }
         guard let worker else {
             if case .notConfigured(let missing) = settings { throw .notConfigured(missing) }
             throw .notConfigured([])
@@ -172,6 +185,18 @@ public final class PushService: Sendable {
             throw PushError(503, "store_unavailable", error.message)
         }
         return .object(["send_id": .string(id), "devices": .int(stored), "status": .string("/functions/v1/sends/\(id)")])
+    }
+
+    /// `"dry_run": true`: how many devices the send would reach, and leave out, now.
+    private func count(_ request: SendPushRequest) throws(PushError) -> JSONValue {
+        let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
+        do {
+            let reached = try SendDevices.count(request.audience, rows: rows.meeting(unmuted))
+            let all = unmuted == nil ? reached : try SendDevices.count(request.audience, rows: rows)
+            return ["dry_run": true, "devices": .int(reached), "suppressed": ["opted_out": .int(all - reached)]]
+        } catch {
+            throw PushError(503, "store_unavailable", error.message)
+        }
     }
 
     /// A send's progress: counts by outcome and reason, rows removed.

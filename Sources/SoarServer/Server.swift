@@ -117,7 +117,9 @@ public final class Server: Sendable {
         let gateway = Gateway(keys: keys, auth: auth)
         var router = Router()
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
-        self.push = PushService(settings: push, store: store, inboxSize: configuration.inboxSize, criticalKinds: configuration.criticalPushKinds)
+        self.push = PushService(
+            settings: push, store: store, inboxSize: configuration.inboxSize, criticalKinds: configuration.criticalPushKinds,
+            segments: { filter throws(PushError) in try Segment.condition(filter, store: store) })
         do {
             let auth = self.auth
             realtime = try RealtimeServer(limits: configuration.realtimeLimits, clock: now) { token in RealtimeEndpoints.identity(token, auth: auth) }

@@ -10,8 +10,9 @@ struct DeviceRows: Sendable {
 
     /// The same reads, of the devices meeting `condition` too.
     func meeting(_ condition: RowQuery.Condition?) -> DeviceRows {
+        guard let condition else { return self }
         var rows = self
-        rows.only = condition
+        rows.only = only.map { .all([$0, condition]) } ?? condition
         return rows
     }
 

@@ -29,8 +29,12 @@ struct SendDevices {
             self.init(expected: try rows.iOSDeviceCount(), pagesFrom: rows, page: [])
         case .topic(let topic):
             // Read a page at a time, as a send to everyone, of the followers' devices only.
-            let followers = rows.meeting(.all([rows.only, PushTopic.followers(of: topic)].compactMap { $0 }))
+            let followers = rows.meeting(PushTopic.followers(of: topic))
             self.init(expected: try followers.iOSDeviceCount(), pagesFrom: followers, page: [])
+        case .segment(_, let condition):
+            // Read a page at a time, as a send to everyone, of the matching devices only.
+            let matching = rows.meeting(condition)
+            self.init(expected: try matching.iOSDeviceCount(), pagesFrom: matching, page: [])
         case .users(let ids):
             self.init(listed: try rows.iOSDevices("user_id", in: ids))
         case .tokens(let tokens):
@@ -46,7 +50,8 @@ struct SendDevices {
     static func count(_ audience: SendPushRequest.Audience, rows: DeviceRows) throws(StoreError) -> Int {
         switch audience {
         case .everyone: try rows.iOSDeviceCount()
-        case .topic(let topic): try rows.meeting(.all([rows.only, PushTopic.followers(of: topic)].compactMap { $0 })).iOSDeviceCount()
+        case .topic(let topic): try rows.meeting(PushTopic.followers(of: topic)).iOSDeviceCount()
+        case .segment(_, let condition): try rows.meeting(condition).iOSDeviceCount()
         case .users(let ids): try rows.iOSDeviceCount("user_id", in: ids)
         case .tokens(let tokens): try rows.iOSDeviceCount("token", in: tokens)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import SoarAPNs
 import SoarCore
+import SoarStore
 
 /// The body of `send-push` (service role): whom to send to, and the notification.
 ///
@@ -15,6 +16,8 @@ public struct SendPushRequest: Sendable {
         case tokens([String])
         /// The devices of every user who follows the topic (`push_topic_subscriptions`).
         case topic(String)
+        /// The devices a filter of the data API's syntax on `device_tokens` matches (as written, and read).
+        case segment(String, RowQuery.Condition?)
         case everyone
     }
 
@@ -27,6 +30,8 @@ public struct SendPushRequest: Sendable {
     public var environment: PushEnvironment?
     /// What users mute in their preferences (`notification_preferences`); in the payload as `kind`.
     public var kind: String?
+    /// `"dry_run": true`: count who would receive it, send nothing.
+    public var dryRun = false
     /// `"badge": "unread"`: each device's `aps.badge` is its user's unread inbox count.
     public var badgeUnread = false
 
@@ -34,13 +39,13 @@ public struct SendPushRequest: Sendable {
     public init(json: JSONValue) throws(PushError) {
         guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
         let known: Set<String> = [
-            "user_ids", "tokens", "topic", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
+            "user_ids", "tokens", "topic", "segment", "dry_run", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
         ]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
         }
-        let given = ["user_ids", "tokens", "topic", "all"].filter { object[$0] != nil && object[$0] != .null }
-        guard given.count == 1 else { throw .invalid("say whom to send to with exactly one of user_ids, tokens, topic or \"all\": true") }
+        let given = ["user_ids", "tokens", "topic", "segment", "all"].filter { object[$0] != nil && object[$0] != .null }
+        guard given.count == 1 else { throw .invalid("say whom to send to with exactly one of user_ids, tokens, topic, segment or \"all\": true") }
         switch given[0] {
         case "user_ids":
             let ids = try Self.strings(object["user_ids"], "user_ids")
@@ -53,6 +58,11 @@ public struct SendPushRequest: Sendable {
             } catch {
                 throw .invalid("tokens: \(error.description)")
             }
+        case "segment":
+            guard let filter = object["segment"]?.stringValue, !filter.isEmpty, filter.count <= 4096 else {
+                throw .invalid("segment must be filters of the data API's syntax on device_tokens, e.g. \"environment=eq.production&locale=like.fr*\"")
+            }
+            audience = .segment(filter, nil)
         case "topic":
             guard let topic = object["topic"]?.stringValue, PushTopic.valid(topic) else {
                 throw .invalid("topic must be 1 to 128 of A-Z a-z 0-9 _ . : -")
@@ -104,6 +114,10 @@ public struct SendPushRequest: Sendable {
         if let name = try text("environment") {
             guard let environment = PushEnvironment(named: name) else { throw .invalid("environment must be \"sandbox\" or \"production\", not \"\(name)\"") }
             self.environment = environment
+        }
+        if let flag = object["dry_run"], flag != .null {
+            guard let value = flag.boolValue else { throw .invalid("dry_run must be true or false") }
+            dryRun = value
         }
         if let badge = object["badge"], badge != .null {
             guard badge == .string("unread") else { throw .invalid("badge must be \"unread\" (a fixed badge goes in payload.aps.badge)") }

@@ -30,7 +30,13 @@ struct PushEndpoints: Sendable {
             try gateway.admit(&exchange)
             try serviceRole(exchange, "send-push sends to any user's devices")
             let body = try withImage(try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }, exchange.access)
-            do throws(PushError) { return .json(202, try push.sendPush(body: body)) } catch { throw Self.serverError(error) }
+            do throws(PushError) {
+                let answer = try push.sendPush(body: body)
+                // A dry run sends nothing: it answers at once, not "accepted".
+                return .json(answer.objectValue?["dry_run"] == true ? 200 : 202, answer)
+            } catch {
+                throw Self.serverError(error)
+            }
         }
         router.add(["GET"], "/functions/v1/sends/{id}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)

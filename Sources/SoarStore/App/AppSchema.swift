@@ -19,8 +19,11 @@ public enum AppSchema {
     /// Push topics users follow.
     public static let topics = file(Migrations.topics)
 
+    /// Device attributes send-push's segments filter on.
+    public static let deviceAttributes = file(Migrations.deviceAttributes)
+
     /// Every migration Soar ships for the app, in order.
-    public static let starters = [starter, avatars, preferences, topics]
+    public static let starters = [starter, avatars, preferences, topics, deviceAttributes]
 
     private static func file(_ file: Migrations.File) -> MigrationFile {
         let stem = String(file.name.dropLast(4))
