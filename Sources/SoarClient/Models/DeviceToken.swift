@@ -12,6 +12,11 @@ public struct DeviceToken: Codable, Hashable, Identifiable, Sendable {
     public var environment: String?
     /// The app's bundle id, the `apns-topic`; nil means the server's `APNS_BUNDLE_ID`.
     public var bundleId: String?
+    /// What segments filter on (the starter's `device_tokens` has these columns); nil is left out
+    /// of a write, so a schema without them takes the row as before.
+    public var appVersion: String?
+    public var locale: String?
+    public var timeZone: String?
     /// Set by the server on insert; nil in a row about to be written.
     public var createdAt: Date?
     public var updatedAt: Date?
@@ -36,6 +41,9 @@ public struct DeviceToken: Codable, Hashable, Identifiable, Sendable {
         case token, platform, environment
         case userId = "user_id"
         case bundleId = "bundle_id"
+        case appVersion = "app_version"
+        case locale
+        case timeZone = "time_zone"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
     }

@@ -42,6 +42,20 @@ import Testing
         #expect(await registrar.registered == nil)
     }
 
+    @Test func theDevicesAttributesGoWithItsToken() async throws {
+        let fixture = try ClientFixture()
+        let registrar = PushTokenRegistrar(
+            registry: DataAPIDeviceTokens(client: fixture.client), auth: fixture.client.auth, store: fixture.store,
+            attributes: DeviceAttributes(appVersion: "2.1.0", locale: "fr_FR", timeZone: "Europe/Paris"))
+        let following = await registrar.start()
+        defer { following.cancel() }
+        _ = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
+        try await registrar.tokenChanged(token)
+        let answer = try await fixture.server.call(
+            "GET", "/rest/v1/device_tokens?select=app_version,locale,time_zone", bearer: fixture.server.serviceKey, headers: ["apikey": fixture.server.serviceKey])
+        #expect(answer.rows.first?["app_version"] == "2.1.0" && answer.rows.first?["locale"] == "fr_FR" && answer.rows.first?["time_zone"] == "Europe/Paris")
+    }
+
     @Test func aFailedWipeIsRetriedBeforeTheNextSignInRegisters() async throws {
         let fixture = try ClientFixture()
         let (registrar, following) = await registrar(fixture)

@@ -14,8 +14,12 @@ public enum Database {
         public var bundleId: String?
         public var updatedAt: Date
         public var createdAt: Date
+        public var appVersion: String?
+        public var locale: String?
+        public var timeZone: String?
+        public var lastActiveAt: Date?
 
-        public init(userId: UUID, token: String, platform: String, environment: String? = nil, bundleId: String? = nil, updatedAt: Date, createdAt: Date) {
+        public init(userId: UUID, token: String, platform: String, environment: String? = nil, bundleId: String? = nil, updatedAt: Date, createdAt: Date, appVersion: String? = nil, locale: String? = nil, timeZone: String? = nil, lastActiveAt: Date? = nil) {
             self.userId = userId
             self.token = token
             self.platform = platform
@@ -23,6 +27,10 @@ public enum Database {
             self.bundleId = bundleId
             self.updatedAt = updatedAt
             self.createdAt = createdAt
+            self.appVersion = appVersion
+            self.locale = locale
+            self.timeZone = timeZone
+            self.lastActiveAt = lastActiveAt
         }
 
         enum CodingKeys: String, CodingKey {
@@ -33,6 +41,32 @@ public enum Database {
             case bundleId = "bundle_id"
             case updatedAt = "updated_at"
             case createdAt = "created_at"
+            case appVersion = "app_version"
+            case locale
+            case timeZone = "time_zone"
+            case lastActiveAt = "last_active_at"
+        }
+    }
+
+    /// A row of `notification_preferences`.
+    public struct NotificationPreference: Codable, Hashable, Sendable {
+        public var userId: UUID
+        public var kind: String
+        public var enabled: Bool
+        public var updatedAt: Date
+
+        public init(userId: UUID, kind: String, enabled: Bool, updatedAt: Date) {
+            self.userId = userId
+            self.kind = kind
+            self.enabled = enabled
+            self.updatedAt = updatedAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+            case kind
+            case enabled
+            case updatedAt = "updated_at"
         }
     }
 
@@ -132,6 +166,25 @@ public enum Database {
             case avatarUrl = "avatar_url"
             case createdAt = "created_at"
             case updatedAt = "updated_at"
+        }
+    }
+
+    /// A row of `push_topic_subscriptions`.
+    public struct PushTopicSubscription: Codable, Hashable, Sendable {
+        public var userId: UUID
+        public var topic: String
+        public var createdAt: Date
+
+        public init(userId: UUID, topic: String, createdAt: Date) {
+            self.userId = userId
+            self.topic = topic
+            self.createdAt = createdAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+            case topic
+            case createdAt = "created_at"
         }
     }
 

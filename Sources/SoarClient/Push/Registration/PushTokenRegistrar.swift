@@ -22,6 +22,7 @@ public actor PushTokenRegistrar {
     private let store: any SecureStore
     private let environment: String?
     private let bundleId: String?
+    private let attributes: DeviceAttributes?
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
     private var state: State
@@ -44,16 +45,20 @@ public actor PushTokenRegistrar {
     /// - Parameters:
     ///   - environment: `sandbox` for a debug build, `production` for TestFlight and the App Store.
     ///   - bundleId: the app's bundle id (the `apns-topic` the server sends with).
+    ///   - attributes: written with the token, for segments (``DeviceAttributes/current``); nil:
+    ///     none (a schema without those columns).
     ///   - log: where failures are told, since they are never thrown.
     public init(
         registry: any DeviceTokenRegistry, auth: any SessionProviding, store: any SecureStore, environment: String? = nil,
-        bundleId: String? = nil, log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = Date.init
+        bundleId: String? = nil, attributes: DeviceAttributes? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.registry = registry
         self.auth = auth
         self.store = store
         self.environment = environment
         self.bundleId = bundleId
+        self.attributes = attributes
         self.log = log
         self.now = now
         state = (try? store.data(for: Self.stateKey)).flatMap { try? JSONCoding.decode(State.self, from: $0) } ?? State()
@@ -130,8 +135,9 @@ public actor PushTokenRegistrar {
         do {
             let valid = try await auth.session
             guard valid.user.id == session.user.id else { return }
-            let registration = DeviceToken(
+            var registration = DeviceToken(
                 userId: valid.user.id, token: token, environment: environment, bundleId: bundleId, updatedAt: now())
+            (registration.appVersion, registration.locale, registration.timeZone) = (attributes?.appVersion, attributes?.locale, attributes?.timeZone)
             try await registry.register(registration, accessToken: valid.accessToken)
             state.registered = registration
             save()
