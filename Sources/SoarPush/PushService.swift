@@ -18,6 +18,12 @@ public final class PushService: Sendable {
     /// Reads a segment (filters of the data API's syntax) as a condition on `device_tokens`.
     public typealias SegmentReader = @Sendable (String) throws(PushError) -> RowQuery.Condition?
     private let segments: SegmentReader?
+    /// Runs scheduled sends when they fall due (with APNs configured).
+    private let scheduler: Scheduler?
+    private let now: @Sendable () -> Date
+    /// A claimed schedule no process finished in this long is claimed again (its send's id keeps
+    /// a second run from sending twice).
+    static let staleClaim: TimeInterval = 60
     private let worker: PushWorker?
     private let metrics = PushMetrics()
     /// send-test-push's inbox rows, off the threads deliveries run on.
@@ -34,9 +40,10 @@ public final class PushService: Sendable {
     ///   - segments: how a segment's filters are read (the data API's parser); nil: no segments.
     public init(
         settings: PushSettings.Loaded, store: any DataStore & PushJobStore, inboxSize: Int = 500, criticalKinds: Set<String> = ["security"],
-        segments: SegmentReader? = nil
+        segments: SegmentReader? = nil, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.settings = settings
+        self.now = now
         self.criticalKinds = criticalKinds
         self.segments = segments
         rows = DeviceRows(store: store)
@@ -54,6 +61,69 @@ public final class PushService: Sendable {
             clients = nil
             worker = nil
         }
+        let box = WeakService()
+        scheduler = worker == nil ? nil : Scheduler { box.service?.runDueSchedules() }
+        box.service = self
+    }
+
+    /// Sends the scheduled sends that fell due, each once: claimed (one process at a time), stored
+    /// as the send of the schedule's id, then marked sent. A run that stops half way is claimed
+    /// again after ``staleClaim`` and finds its send stored: it is not sent twice.
+    func runDueSchedules() {
+        while true {
+            let time = now()
+            guard let schedule = try? jobs.claimDueSchedule(now: Timestamp.postgres(time), stale: Timestamp.postgres(time - Self.staleClaim)) else { return }
+            let body = (try? JSONValue.read(Data(schedule.request.utf8))) ?? .object([:])
+            do throws(PushError) {
+                _ = try store(try read(body), body: body, id: schedule.id)
+                try? jobs.finishSchedule(id: schedule.id, cancelled: false)
+            } catch where error.code == "send_exists" {
+                try? jobs.finishSchedule(id: schedule.id, cancelled: false)
+            } catch where error.status < 500 {
+                // What was valid when scheduled no longer is (the topic lost its followers, a
+                // migration dropped a column): it is not sent, and says so.
+                try? jobs.finishSchedule(id: schedule.id, cancelled: true)
+            } catch {
+                // The store failed: left claimed, to be claimed again once stale.
+                return
+            }
+        }
+    }
+
+    /// Scheduled sends not yet sent, by due time.
+    public func schedules() throws(PushError) -> JSONValue {
+        do { return .array(try jobs.schedules(all: false).map(Self.json)) } catch { throw PushError(503, "store_unavailable", error.message) }
+    }
+
+    /// One scheduled send, whatever its state.
+    public func scheduleStatus(id: String) throws(PushError) -> JSONValue {
+        let schedule: PushSchedule?
+        do { schedule = try jobs.schedule(id: id) } catch { throw PushError(503, "store_unavailable", error.message) }
+        guard let schedule else { throw PushError(404, "not_found", "no scheduled send has the id \(id)") }
+        return Self.json(schedule)
+    }
+
+    /// Cancels a scheduled send before it runs.
+    ///
+    /// - Throws: ``PushError`` 404 for an unknown id, 409 once it started or was cancelled.
+    public func cancelSchedule(id: String) throws(PushError) -> JSONValue {
+        let schedule = try scheduleStatus(id: id)
+        let cancelled: Bool
+        do { cancelled = try jobs.cancelSchedule(id: id) } catch { throw PushError(503, "store_unavailable", error.message) }
+        guard cancelled else {
+            throw PushError(409, "not_cancellable", "the scheduled send is \(schedule.objectValue?["status"]?.stringValue ?? "gone"): only a scheduled one can be cancelled")
+        }
+        return ["schedule_id": .string(id), "status": "cancelled"]
+    }
+
+    private static func json(_ schedule: PushSchedule) -> JSONValue {
+        [
+            "schedule_id": .string(schedule.id), "send_at": .string(Timestamp.parse(schedule.dueAt).map(Timestamp.format) ?? schedule.dueAt),
+            "status": .string(schedule.status), "created_at": .string(schedule.createdAt),
+            // Once sent, the send of the same id holds its statistics.
+            "send": schedule.status == "sent" ? .string("/functions/v1/sends/\(schedule.id)") : .null,
+            "request": (try? JSONValue.read(Data(schedule.request.utf8))) ?? .null,
+        ]
     }
 
     /// One line for the start-up banner: where notifications go, or what is missing. No secrets.
@@ -144,23 +214,48 @@ public final class PushService: Sendable {
     ///
     /// - Throws: ``PushError`` 400 for a bad body, 503 when APNs is not configured or the store fails.
     public func sendPush(body: JSONValue) throws(PushError) -> JSONValue {
+        let request = try read(body)
+        if request.dryRun { return try count(request) }
+        guard worker != nil else {
+            if case .notConfigured(let missing) = settings { throw .notConfigured(missing) }
+            throw .notConfigured([])
+        }
+        if let sendAt = request.sendAt, sendAt > now() {
+            // Checked now as a send of now would be; stored without its time, to run as one then.
+            var later = body.objectValue ?? [:]
+            later["send_at"] = nil
+            let id = RandomUUID.lowercase()
+            do { try jobs.addSchedule(id: id, request: JSONValue.object(later).jsonText, dueAt: Timestamp.postgres(sendAt)) } catch {
+                throw PushError(503, "store_unavailable", error.message)
+            }
+            scheduler?.wake()
+            return ["schedule_id": .string(id), "send_at": .string(Timestamp.format(sendAt)), "status": .string("/functions/v1/schedules/\(id)")]
+        }
+        return try store(request, body: body, id: RandomUUID.lowercase())
+    }
+
+    /// A send-push body read and checked, its segment's filters read too.
+    private func read(_ body: JSONValue) throws(PushError) -> SendPushRequest {
         var request = try SendPushRequest(json: body)
         if case .segment(let filter, _) = request.audience {
             guard let segments else { throw .invalid("this server reads no segments") }
             request.audience = .segment(filter, try segments(filter))
         }
-        if request.dryRun { return try count(request) }
-        guard let worker else {
-            if case .notConfigured(let missing) = settings { throw .notConfigured(missing) }
-            throw .notConfigured([])
-        }
+        return request
+    }
+
+    /// Stores the send `id` and its jobs, a chunk at a time, each delivered while the next ones are stored.
+    ///
+    /// - Throws: ``PushError`` 404 for a topic nobody follows, 503 when the store fails, and the
+    ///   store's 23505 (as a 409 `send_exists`) when a send of that id was stored already.
+    private func store(_ request: SendPushRequest, body: JSONValue, id: String) throws(PushError) -> JSONValue {
+        guard let worker else { throw .notConfigured([]) }
         if case .topic(let topic) = request.audience {
             // A topic nobody follows is likely a typo: said, not sent to no one in silence.
             let followed: Bool
             do { followed = try PushTopic.followed(topic, store: rows.store) } catch { throw PushError(503, "store_unavailable", error.message) }
             guard followed else { throw PushError(404, "unknown_topic", "no user follows the topic \"\(topic)\" (push_topic_subscriptions)") }
         }
-        let id = RandomUUID.lowercase()
         var stored = 0
         do throws(StoreError) {
             // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
@@ -181,6 +276,8 @@ public final class PushService: Sendable {
                 if count != devices.expected { try jobs.settleTotal(id: id) }
                 return count
             }
+        } catch where error.code == "23505" {
+            throw PushError(409, "send_exists", "a send with the id \(id) was stored already")
         } catch {
             throw PushError(503, "store_unavailable", error.message)
         }
@@ -229,7 +326,13 @@ public final class PushService: Sendable {
 
     /// Stops the worker (unfinished jobs stay pending for the next start) and closes the connections.
     public func shutdown() {
+        scheduler?.stop()
         worker?.stop()
         clients?.shutdown()
     }
+}
+
+/// Lets the scheduler reach its service without keeping it alive.
+private final class WeakService: @unchecked Sendable {
+    weak var service: PushService?
 }

@@ -119,7 +119,7 @@ public final class Server: Sendable {
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
         self.push = PushService(
             settings: push, store: store, inboxSize: configuration.inboxSize, criticalKinds: configuration.criticalPushKinds,
-            segments: { filter throws(PushError) in try Segment.condition(filter, store: store) })
+            segments: { filter throws(PushError) in try Segment.condition(filter, store: store) }, now: now)
         do {
             let auth = self.auth
             realtime = try RealtimeServer(limits: configuration.realtimeLimits, clock: now) { token in RealtimeEndpoints.identity(token, auth: auth) }

@@ -32,7 +32,7 @@ import Testing
 
         let sent = try await send(#"{"segment":"\#(french)","title":"Bonjour","body":"Nouveau"}"#)
         #expect(sent.status == 202 && sent.object["devices"] == 1, "\(sent.text)")
-        #expect(eventually(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 1 })
+        #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 1 })
         #expect(emulator.emulator.state.deliveries.map(\.token) == [Self.token(0)])
 
         let unknown = try await send(#"{"segment":"shoe_size=eq.42","title":"a","body":"b","dry_run":true}"#)

@@ -34,7 +34,7 @@ import Testing
             body: #"{"topic":"brand:abc123","title":"New drop","body":"From a brand you follow","kind":"brand_news"}"#)
         #expect(sent.status == 202 && sent.object["devices"] == 1, "\(sent.text)")
         let id = try #require(sent.object["send_id"]?.stringValue)
-        #expect(eventually(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 1 })
+        #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 1 })
         #expect(emulator.emulator.state.deliveries.map(\.token) == [Self.token(0)])
         let status = try await fixture.call("GET", "/functions/v1/sends/\(id)", bearer: fixture.serviceKey)
         #expect(status.object["suppressed"]?.objectValue?["opted_out"] == 1, "\(status.text)")

@@ -32,6 +32,8 @@ public struct SendPushRequest: Sendable {
     public var kind: String?
     /// `"dry_run": true`: count who would receive it, send nothing.
     public var dryRun = false
+    /// `send_at` (an ISO 8601 instant): stored, and sent then (at once when it has passed).
+    public var sendAt: Date?
     /// `"badge": "unread"`: each device's `aps.badge` is its user's unread inbox count.
     public var badgeUnread = false
 
@@ -39,7 +41,7 @@ public struct SendPushRequest: Sendable {
     public init(json: JSONValue) throws(PushError) {
         guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
         let known: Set<String> = [
-            "user_ids", "tokens", "topic", "segment", "dry_run", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
+            "user_ids", "tokens", "topic", "segment", "dry_run", "send_at", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
         ]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
@@ -114,6 +116,10 @@ public struct SendPushRequest: Sendable {
         if let name = try text("environment") {
             guard let environment = PushEnvironment(named: name) else { throw .invalid("environment must be \"sandbox\" or \"production\", not \"\(name)\"") }
             self.environment = environment
+        }
+        if let text = try text("send_at") {
+            guard let instant = Timestamp.parse(text) else { throw .invalid("send_at must be an ISO 8601 instant, e.g. 2026-12-24T09:00:00Z, not \"\(text.prefix(40))\"") }
+            sendAt = instant
         }
         if let flag = object["dry_run"], flag != .null {
             guard let value = flag.boolValue else { throw .invalid("dry_run must be true or false") }

@@ -38,6 +38,21 @@ struct PushEndpoints: Sendable {
                 throw Self.serverError(error)
             }
         }
+        router.add(["GET"], "/functions/v1/schedules") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "scheduled sends are the server's")
+            do throws(PushError) { return .json(200, try push.schedules()) } catch { throw Self.serverError(error) }
+        }
+        router.add(["GET", "DELETE"], "/functions/v1/schedules/{id}") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "scheduled sends are the server's")
+            let id = exchange.parameters["id"] ?? ""
+            do throws(PushError) {
+                return .json(200, exchange.request.method == "DELETE" ? try push.cancelSchedule(id: id) : try push.scheduleStatus(id: id))
+            } catch {
+                throw Self.serverError(error)
+            }
+        }
         router.add(["GET"], "/functions/v1/sends/{id}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
             try serviceRole(exchange, "a send's statistics are the server's")

@@ -96,6 +96,25 @@ public struct PushSendSummary: Sendable, Equatable {
     public let redelivered: Int
 }
 
+/// A send to go out later (send-push's `send_at`).
+public struct PushSchedule: Sendable, Equatable {
+    public let id: String
+    /// The send-push body it runs, without `send_at`.
+    public let request: String
+    public let dueAt: String
+    /// `scheduled`, `sending`, `sent` or `cancelled`.
+    public let status: String
+    public let createdAt: String
+
+    public init(id: String, request: String, dueAt: String, status: String, createdAt: String) {
+        self.id = id
+        self.request = request
+        self.dueAt = dueAt
+        self.status = status
+        self.createdAt = createdAt
+    }
+}
+
 /// Suppressed counts share the reasons' table, under this prefix.
 let suppressedPrefix = "suppressed:"
 
@@ -112,6 +131,18 @@ extension [String: Int] {
 
 /// The durable side of `send-push`: sends and their jobs, each job ending exactly once.
 public protocol PushJobStore: Sendable {
+    /// Stores a send to run at `dueAt` (a Postgres timestamp).
+    func addSchedule(id: String, request: String, dueAt: String) throws(StoreError)
+    /// Schedules by due time, those `scheduled` or `sending` only unless `all`.
+    func schedules(all: Bool) throws(StoreError) -> [PushSchedule]
+    func schedule(id: String) throws(StoreError) -> PushSchedule?
+    /// Claims the next schedule due at `now` for this process (`sending`), or one another
+    /// process claimed before `stale` and never finished; nil when none is due.
+    func claimDueSchedule(now: String, stale: String) throws(StoreError) -> PushSchedule?
+    /// Marks a schedule `sent`, or `cancelled` when `cancelled`.
+    func finishSchedule(id: String, cancelled: Bool) throws(StoreError)
+    /// Cancels a schedule not yet claimed; false when it was (or never was).
+    func cancelSchedule(id: String) throws(StoreError) -> Bool
     /// Stores a send that will have `total` jobs (they are added with ``appendToSend``) and the
     /// devices it leaves out, by why.
     func createSend(id: String, request: String, total: Int, suppressed: [String: Int]) throws(StoreError)

@@ -1,0 +1,55 @@
+import Foundation
+import SoarCore
+import SoarEmulator
+import SoarTesting
+import Testing
+
+/// `send-push` with `send_at`: stored, listed, cancelled, and sent once when the (injected)
+/// clock reaches it.
+@Suite(.timeLimit(.minutes(3))) struct ScheduledSendsTests {
+    static let token = String(repeating: "5c", count: 32)
+
+    @Test func aScheduledSendGoesOutOnceWhenItFallsDue() async throws {
+        let time = ManualTime(Date())
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        let user = try await fixture.signUp("later@example.com")
+        #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.token)","platform":"ios"}"#).status == 201)
+        func send(_ body: String) async throws -> ServerFixture.Answer {
+            try await fixture.call("POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey], body: body)
+        }
+        let inAnHour = Timestamp.format(time.date.addingTimeInterval(3600))
+        let scheduled = try await send(#"{"user_ids":["\#(user.id)"],"title":"Later","body":"In an hour","send_at":"\#(inAnHour)"}"#)
+        #expect(scheduled.status == 202 && scheduled.object["schedule_id"] != nil, "\(scheduled.text)")
+        let id = try #require(scheduled.object["schedule_id"]?.stringValue)
+        let cancelledOne = try await send(#"{"user_ids":["\#(user.id)"],"title":"Never","body":"Cancelled","send_at":"\#(inAnHour)"}"#)
+        let other = try #require(cancelledOne.object["schedule_id"]?.stringValue)
+
+        let listed = try await fixture.call("GET", "/functions/v1/schedules", bearer: fixture.serviceKey)
+        #expect(listed.status == 200 && listed.rows.count == 2 && listed.rows.allSatisfy { $0["status"] == "scheduled" }, "\(listed.text)")
+        let cancel = try await fixture.call("DELETE", "/functions/v1/schedules/\(other)", bearer: fixture.serviceKey)
+        #expect(cancel.status == 200 && cancel.object["status"] == "cancelled", "\(cancel.text)")
+        let again = try await fixture.call("DELETE", "/functions/v1/schedules/\(other)", bearer: fixture.serviceKey)
+        #expect(again.status == 409, "\(again.text)")
+        let byUser = try await fixture.call("GET", "/functions/v1/schedules", bearer: user.token)
+        #expect(byUser.status == 403)
+
+        // Once the clock passes its time, the one left goes, once.
+        #expect(emulator.emulator.state.deliveries.isEmpty)
+        time.advance(by: 3601)
+        #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 1 })
+        let done = try await fixture.call("GET", "/functions/v1/schedules/\(id)", bearer: fixture.serviceKey)
+        #expect(done.object["status"] == "sent" && done.object["send"] == .string("/functions/v1/sends/\(id)"), "\(done.text)")
+        let stats = try await fixture.call("GET", "/functions/v1/sends/\(id)", bearer: fixture.serviceKey)
+        #expect(stats.object["total"] == 1, "\(stats.text)")
+        let skipped = try await fixture.call("GET", "/functions/v1/schedules/\(other)", bearer: fixture.serviceKey)
+        #expect(skipped.object["status"] == "cancelled" && emulator.emulator.state.deliveries.count == 1, "sent once, the cancelled one never")
+        #expect(emulator.emulator.state.deliveries.first?.payload.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["title"] == "Later")
+
+        // A time already past sends at once; a time that is not one is refused.
+        let past = try await send(#"{"user_ids":["\#(user.id)"],"title":"Now","body":"b","send_at":"2020-01-01T00:00:00Z"}"#)
+        #expect(past.status == 202 && past.object["send_id"] != nil, "\(past.text)")
+        let bad = try await send(#"{"user_ids":["\#(user.id)"],"title":"a","body":"b","send_at":"tomorrow"}"#)
+        #expect(bad.status == 400 && bad.text.contains("send_at"), "\(bad.text)")
+    }
+}
