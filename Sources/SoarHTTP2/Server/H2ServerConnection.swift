@@ -22,6 +22,9 @@ final class H2ServerConnection<Handler: H2RequestHandler>: H2ServerSessionDelega
     private var goingAway = false
     /// The last stream GOAWAY promised to handle; later ones are refused, never recorded.
     private var lastStreamHandled = Int32.max
+    /// The highest stream handled so far: requests complete out of stream order, so a GOAWAY must
+    /// name this one, or a higher stream already handled would be sent again by the client.
+    private var highestHandled: Int32 = 0
     /// Counted answers not yet handed to the kernel: lost if the connection ends first.
     private(set) var unanswered: Set<Int32> = []
     /// Of those, the ones whose answer nghttp2 has written into the outgoing bytes.
@@ -60,6 +63,7 @@ final class H2ServerConnection<Handler: H2RequestHandler>: H2ServerSessionDelega
             return
         }
         streamsSeen += 1
+        highestHandled = max(highestHandled, stream)
         let action = server.handler.handle(request, state: &state, number: streamsSeen)
         if action.drop {
             server.close(self)
@@ -68,9 +72,9 @@ final class H2ServerConnection<Handler: H2RequestHandler>: H2ServerSessionDelega
         if action.counted { unanswered.insert(stream) }
         if let goawayAfter = action.goawayAfter, streamsSeen >= goawayAfter, !goingAway {
             goingAway = true
-            lastStreamHandled = stream
+            lastStreamHandled = highestHandled
             do {
-                try session.goAway(lastStreamID: stream)
+                try session.goAway(lastStreamID: highestHandled)
             } catch {
                 server.close(self)
                 return

@@ -54,6 +54,18 @@ import Testing
         let answer = try await fixture.server.call(
             "GET", "/rest/v1/device_tokens?select=app_version,locale,time_zone", bearer: fixture.server.serviceKey, headers: ["apikey": fixture.server.serviceKey])
         #expect(answer.rows.first?["app_version"] == "2.1.0" && answer.rows.first?["locale"] == "fr_FR" && answer.rows.first?["time_zone"] == "Europe/Paris")
+        following.cancel()
+
+        // After an app update, the same token is registered again with the new version.
+        let updated = PushTokenRegistrar(
+            registry: DataAPIDeviceTokens(client: fixture.client), auth: fixture.client.auth, store: fixture.store,
+            attributes: DeviceAttributes(appVersion: "2.2.0", locale: "fr_FR", timeZone: "Europe/Paris"))
+        let again = await updated.start()
+        defer { again.cancel() }
+        try await updated.tokenChanged(token)
+        let after = try await fixture.server.call(
+            "GET", "/rest/v1/device_tokens?select=app_version", bearer: fixture.server.serviceKey, headers: ["apikey": fixture.server.serviceKey])
+        #expect(after.rows.map { $0["app_version"] } == ["2.2.0"])
     }
 
     @Test func aFailedWipeIsRetriedBeforeTheNextSignInRegisters() async throws {

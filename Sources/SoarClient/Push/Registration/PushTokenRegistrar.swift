@@ -131,7 +131,12 @@ public actor PushTokenRegistrar {
     private func register() async {
         await finishPendingWipes()
         guard let token = state.token, let session = auth.currentSession else { return }
-        if state.registered?.userId == session.user.id, state.registered?.token == token { return }
+        // Registered already, unless what the device tells of itself changed (an app update).
+        if let registered = state.registered, registered.userId == session.user.id, registered.token == token,
+            attributes == nil || (registered.appVersion, registered.locale, registered.timeZone) == (attributes?.appVersion, attributes?.locale, attributes?.timeZone)
+        {
+            return
+        }
         do {
             let valid = try await auth.session
             guard valid.user.id == session.user.id else { return }
