@@ -21,6 +21,8 @@ public final class PushService: Sendable {
     /// Runs scheduled sends when they fall due (with APNs configured).
     private let scheduler: Scheduler?
     private let now: @Sendable () -> Date
+    /// The zone of devices that name none, for `local_time`.
+    private let fallbackTimeZone: TimeZone
     /// A claimed schedule no process finished in this long is claimed again (its send's id keeps
     /// a second run from sending twice).
     static let staleClaim: TimeInterval = 60
@@ -40,10 +42,11 @@ public final class PushService: Sendable {
     ///   - segments: how a segment's filters are read (the data API's parser); nil: no segments.
     public init(
         settings: PushSettings.Loaded, store: any DataStore & PushJobStore, inboxSize: Int = 500, criticalKinds: Set<String> = ["security"],
-        segments: SegmentReader? = nil, now: @escaping @Sendable () -> Date = Date.init
+        segments: SegmentReader? = nil, fallbackTimeZone: TimeZone = TimeZone(identifier: "UTC")!, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.settings = settings
         self.now = now
+        self.fallbackTimeZone = fallbackTimeZone
         self.criticalKinds = criticalKinds
         self.segments = segments
         rows = DeviceRows(store: store)
@@ -220,6 +223,7 @@ public final class PushService: Sendable {
             if case .notConfigured(let missing) = settings { throw .notConfigured(missing) }
             throw .notConfigured([])
         }
+        if let local = request.localTime { return try scheduleLocally(request, body: body, hour: local.hour, minute: local.minute) }
         if let sendAt = request.sendAt, sendAt > now() {
             // Checked now as a send of now would be; stored without its time, to run as one then.
             var later = body.objectValue ?? [:]
@@ -232,6 +236,36 @@ public final class PushService: Sendable {
             return ["schedule_id": .string(id), "send_at": .string(Timestamp.format(sendAt)), "status": .string("/functions/v1/schedules/\(id)")]
         }
         return try store(request, body: body, id: RandomUUID.lowercase())
+    }
+
+    /// `local_time`: one scheduled send per time zone the audience's devices name, each at the
+    /// next HH:MM there (devices without a zone, or with a name that is none, at the server's
+    /// fallback zone's), each limited to its zone's devices.
+    private func scheduleLocally(_ request: SendPushRequest, body: JSONValue, hour: Int, minute: Int) throws(PushError) -> JSONValue {
+        let zones: Set<String?>
+        let audience = [SendDevices.condition(request.audience), request.timeZoneCondition].compactMap { $0 }
+        do { zones = try rows.timeZones(where: audience.isEmpty ? nil : .all(audience)) } catch {
+            if error.code == "42703" { throw .invalid("local_time needs device_tokens.time_zone: \(error.message)") }
+            throw PushError(503, "store_unavailable", error.message)
+        }
+        let time = now()
+        var schedules: [JSONValue] = []
+        for group in LocalTime.groups(zones, fallback: fallbackTimeZone) {
+            var later = body.objectValue ?? [:]
+            later["local_time"] = nil
+            later["time_zones"] = .array(group.names.map { $0.map(JSONValue.string) ?? .null })
+            let due = LocalTime.next(hour: hour, minute: minute, in: group.zone, after: time)
+            let id = RandomUUID.lowercase()
+            do { try jobs.addSchedule(id: id, request: JSONValue.object(later).jsonText, dueAt: Timestamp.postgres(due)) } catch {
+                throw PushError(503, "store_unavailable", error.message)
+            }
+            schedules.append([
+                "schedule_id": .string(id), "time_zone": .string(group.zone.identifier), "send_at": .string(Timestamp.format(due)),
+                // The names devices gave (those with none, or none that is a zone, share the fallback's).
+                "time_zones": .array(group.names.map { $0.map(JSONValue.string) ?? .null }),
+            ])
+        }
+        return ["local_time": .string(String(format: "%02d:%02d", hour, minute)), "schedules": .array(schedules)]
     }
 
     /// A send-push body read and checked, its segment's filters read too.
@@ -263,8 +297,9 @@ public final class PushService: Sendable {
             stored = try StoreLane("send", .lowPriority).wait { [rows, jobs, inboxSize, criticalKinds] () throws(StoreError) -> Int in
                 // A kind some users muted: their devices are left out, and counted.
                 let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
-                var devices = try SendDevices(request.audience, rows: rows.meeting(unmuted))
-                let optedOut = unmuted == nil ? 0 : try SendDevices.count(request.audience, rows: rows) - SendDevices.count(request.audience, rows: rows.meeting(unmuted))
+                let zoned = rows.meeting(request.timeZoneCondition)
+                var devices = try SendDevices(request.audience, rows: zoned.meeting(unmuted))
+                let optedOut = unmuted == nil ? 0 : try SendDevices.count(request.audience, rows: zoned) - SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
                 try jobs.createSend(id: id, request: body.jsonText, total: devices.expected, suppressed: ["opted_out": optedOut])
                 var count = 0
                 while let chunk = try devices.nextChunk().map({ SendChunk($0, request.payload) }) {
@@ -287,9 +322,10 @@ public final class PushService: Sendable {
     /// `"dry_run": true`: how many devices the send would reach, and leave out, now.
     private func count(_ request: SendPushRequest) throws(PushError) -> JSONValue {
         let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
+        let zoned = rows.meeting(request.timeZoneCondition)
         do {
-            let reached = try SendDevices.count(request.audience, rows: rows.meeting(unmuted))
-            let all = unmuted == nil ? reached : try SendDevices.count(request.audience, rows: rows)
+            let reached = try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
+            let all = unmuted == nil ? reached : try SendDevices.count(request.audience, rows: zoned)
             return ["dry_run": true, "devices": .int(reached), "suppressed": ["opted_out": .int(all - reached)]]
         } catch {
             throw PushError(503, "store_unavailable", error.message)

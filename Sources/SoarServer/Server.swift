@@ -44,6 +44,8 @@ public final class Server: Sendable {
         public var pushImageLifetime = 7 * 86_400
         /// Push kinds no user preference mutes (`SOAR_PUSH_CRITICAL_KINDS`).
         public var criticalPushKinds: Set<String> = ["security"]
+        /// The zone `local_time` uses for devices that name none (`SOAR_PUSH_DEFAULT_TIME_ZONE`).
+        public var pushFallbackTimeZone = TimeZone(identifier: "UTC")!
         public var storageLimits = StorageService.Limits()
 
         public init() {}
@@ -119,7 +121,8 @@ public final class Server: Sendable {
         AuthEndpoints(auth: auth, gateway: gateway, version: configuration.version).register(in: &router)
         self.push = PushService(
             settings: push, store: store, inboxSize: configuration.inboxSize, criticalKinds: configuration.criticalPushKinds,
-            segments: { filter throws(PushError) in try Segment.condition(filter, store: store) }, now: now)
+            segments: { filter throws(PushError) in try Segment.condition(filter, store: store) },
+            fallbackTimeZone: configuration.pushFallbackTimeZone, now: now)
         do {
             let auth = self.auth
             realtime = try RealtimeServer(limits: configuration.realtimeLimits, clock: now) { token in RealtimeEndpoints.identity(token, auth: auth) }

@@ -144,6 +144,12 @@ struct ServeCommand: Command {
             }
             configuration.storageLimits.fileSizeLimit = bytes
         }
+        if let text = environment["SOAR_PUSH_DEFAULT_TIME_ZONE"], !text.isEmpty {
+            guard let zone = TimeZone(identifier: text) else {
+                throw .configuration("SOAR_PUSH_DEFAULT_TIME_ZONE must be a time zone name such as Europe/Paris, not \"\(text)\"")
+            }
+            configuration.pushFallbackTimeZone = zone
+        }
         if let text = environment["SOAR_PUSH_CRITICAL_KINDS"] {
             configuration.criticalPushKinds = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }

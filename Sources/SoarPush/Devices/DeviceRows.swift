@@ -36,6 +36,22 @@ struct DeviceRows: Sendable {
         return devices
     }
 
+    /// The time zones of the iOS devices meeting `condition` (nil for those without one), each once.
+    ///
+    /// - Throws: 42703 when `device_tokens` has no `time_zone` column.
+    func timeZones(where condition: RowQuery.Condition?) throws(StoreError) -> Set<String?> {
+        let table = try table()
+        guard let column = table.position(of: "time_zone") else {
+            throw StoreError(code: "42703", message: "column device_tokens.time_zone does not exist (the starter's 20250105000000_device_attributes.sql adds it)")
+        }
+        var query = RowQuery()
+        query.condition = .all(iOS + (condition.map { [$0] } ?? []))
+        query.outputs = [RowQuery.Output(column: "time_zone", key: "time_zone")]
+        return Set(try store.select(table, query, as: .service, counting: false).rows.map { row -> String? in
+            if case .text(let zone) = row[column] { zone } else { nil }
+        })
+    }
+
     /// How many iOS devices there are.
     func iOSDeviceCount() throws(StoreError) -> Int {
         var query = RowQuery()

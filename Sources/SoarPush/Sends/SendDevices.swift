@@ -46,6 +46,17 @@ struct SendDevices {
         }
     }
 
+    /// The audience as a condition on `device_tokens` (nil: every device).
+    static func condition(_ audience: SendPushRequest.Audience) -> RowQuery.Condition? {
+        switch audience {
+        case .everyone: nil
+        case .users(let ids): .compare(column: "user_id", op: .in, operand: .list(ids.map(SQLValue.text)))
+        case .tokens(let tokens): .compare(column: "token", op: .in, operand: .list(tokens.map(SQLValue.text)))
+        case .topic(let topic): PushTopic.followers(of: topic)
+        case .segment(_, let condition): condition
+        }
+    }
+
     /// How many registered iOS devices the audience holds (tokens no row holds not counted).
     static func count(_ audience: SendPushRequest.Audience, rows: DeviceRows) throws(StoreError) -> Int {
         switch audience {

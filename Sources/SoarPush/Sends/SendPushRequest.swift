@@ -34,6 +34,19 @@ public struct SendPushRequest: Sendable {
     public var dryRun = false
     /// `send_at` (an ISO 8601 instant): stored, and sent then (at once when it has passed).
     public var sendAt: Date?
+    /// `local_time` (`"09:00"`): sent at the next such time in each device's own time zone.
+    public var localTime: (hour: Int, minute: Int)?
+    /// `time_zones`: only the devices in these zones (`null` in the list: those with none).
+    public var timeZones: [String?]?
+
+    /// The devices ``timeZones`` keeps, as a condition on `device_tokens`.
+    public var timeZoneCondition: RowQuery.Condition? {
+        guard let timeZones else { return nil }
+        let named = timeZones.compactMap { $0 }
+        var any: [RowQuery.Condition] = named.isEmpty ? [] : [.compare(column: "time_zone", op: .in, operand: .list(named.map(SQLValue.text)))]
+        if timeZones.contains(where: { $0 == nil }) { any.append(.compare(column: "time_zone", op: .is, operand: .null)) }
+        return .any(any)
+    }
     /// `"badge": "unread"`: each device's `aps.badge` is its user's unread inbox count.
     public var badgeUnread = false
 
@@ -41,7 +54,7 @@ public struct SendPushRequest: Sendable {
     public init(json: JSONValue) throws(PushError) {
         guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
         let known: Set<String> = [
-            "user_ids", "tokens", "topic", "segment", "dry_run", "send_at", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
+            "user_ids", "tokens", "topic", "segment", "dry_run", "send_at", "local_time", "time_zones", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
         ]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
@@ -120,6 +133,20 @@ public struct SendPushRequest: Sendable {
         if let text = try text("send_at") {
             guard let instant = Timestamp.parse(text) else { throw .invalid("send_at must be an ISO 8601 instant, e.g. 2026-12-24T09:00:00Z, not \"\(text.prefix(40))\"") }
             sendAt = instant
+        }
+        if let text = try text("local_time") {
+            let parts = text.split(separator: ":").map { Int($0) }
+            guard parts.count == 2, let hour = parts[0], let minute = parts[1], (0..<24).contains(hour), (0..<60).contains(minute), text.count == 5 else {
+                throw .invalid("local_time must be HH:MM on a 24-hour clock, e.g. \"09:00\", not \"\(text.prefix(20))\"")
+            }
+            guard sendAt == nil else { throw .invalid("give send_at or local_time, not both") }
+            localTime = (hour, minute)
+        }
+        if let zones = object["time_zones"], zones != .null {
+            guard let items = zones.arrayValue, !items.isEmpty, items.count <= 1000,
+                items.allSatisfy({ $0 == .null || ($0.stringValue.map { !$0.isEmpty && $0.count <= 64 } ?? false) })
+            else { throw .invalid("time_zones must be a list of time zone names (null for devices without one)") }
+            timeZones = items.map(\.stringValue)
         }
         if let flag = object["dry_run"], flag != .null {
             guard let value = flag.boolValue else { throw .invalid("dry_run must be true or false") }
