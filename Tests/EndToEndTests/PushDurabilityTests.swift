@@ -65,6 +65,54 @@ import Testing
         #expect(emulator.stop() == 0)
     }
 
+    /// A scheduled send killed while it goes out: after a restart every token has one job (the
+    /// schedule ran once) and one outcome.
+    @Test func aScheduledSendKilledMidwayIsSentOnceAfterARestart() throws {
+        let dir = TemporaryDirectory("soar-scheduled-durability")
+        let emulator = try EmulatorProcess(directory: dir.path + "/emu", ["--keep", "100000", "--latency-ms", "40", "--max-streams", "200"])
+        let control = emulator.control
+        func serve() throws -> (BackgroundProcess, String, String) {
+            let server = try BackgroundProcess(
+                SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/soar.db", "--max-body", "4194304"], environment: emulator.apnsEnvironment)
+            let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
+            _ = server.readLine()
+            let service = try #require(server.readLine()?.replacingOccurrences(of: "service_role key: ", with: ""))
+            return (server, url, service)
+        }
+        func accepted() -> Int {
+            let answer = try? ProcessRunner.run("curl", ["-s", control + "/stats"])
+            return ((try? JSONSerialization.jsonObject(with: Data((answer?.stdout ?? "").utf8))) as? [String: Any])?["accepted"] as? Int ?? 0
+        }
+        let tokens = (0..<5_000).map { String(format: "%08x", $0) + String(repeating: "5d", count: 28) }
+        let sendAt = ISO8601DateFormatter().string(from: Date().addingTimeInterval(2))
+        try JSONSerialization.data(withJSONObject: ["tokens": tokens, "title": "scheduled", "body": "once", "send_at": sendAt])
+            .write(to: URL(fileURLWithPath: dir.path + "/send.json"))
+        let (first, base, service) = try serve()
+        let scheduled = try ProcessRunner.run("curl", [
+            "-s", "-X", "POST", base + "/functions/v1/send-push", "-H", "apikey: \(service)", "-H", "authorization: Bearer \(service)",
+            "-H", "content-type: application/json", "--data-binary", "@" + dir.path + "/send.json",
+        ])
+        let answer = try JSONSerialization.jsonObject(with: Data(scheduled.stdout.utf8)) as? [String: Any]
+        let id = try #require(answer?["schedule_id"] as? String, "\(scheduled.stdout)")
+        #expect(eventually(within: .seconds(60)) { accepted() >= 500 }, "the schedule fell due and went out")
+        kill(first.pid, SIGKILL)
+        #expect(first.stop() == -9)
+        #expect(accepted() < 5_000, "the kill came mid-send")
+
+        let (second, _, _) = try serve()
+        #expect(eventually(within: .seconds(120)) { (try? Self.jobStates(dir.path + "/soar.db"))?["pending"] == nil }, "no job left pending")
+        #expect(second.stop() == 0)
+        let status = try ProcessRunner.run("python3", ["-c", """
+            import sqlite3, sys
+            print(sqlite3.connect(sys.argv[1]).execute("SELECT status FROM push_schedules WHERE id = ?", (sys.argv[2],)).fetchone()[0])
+            """, dir.path + "/soar.db", id])
+        #expect(status.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "sent", "\(status.stdout)\(status.stderr)")
+        let outcomes = try Self.jobOutcomes(dir.path + "/soar.db")
+        #expect(outcomes.count == 5_000 && Set(outcomes.keys) == Set(tokens), "one job per token: the schedule ran once")
+        #expect(outcomes.values.allSatisfy { $0 == "delivered" || $0 == "failed:DeliveryUnknown" }, "\(Set(outcomes.values))")
+        #expect(emulator.stop() == 0)
+    }
+
     /// Jobs by state, read straight from the file.
     static func jobStates(_ database: String) throws -> [String: Int] {
         let run = try ProcessRunner.run("python3", ["-c", """

@@ -177,6 +177,9 @@ extension SQLiteStore {
                 ).run(claim)
             }
             try connection.execute("DELETE FROM push_claims")
+            // One process owns the file: a schedule it was sending when it stopped is due again now
+            // (its send, if stored, is found by id, not stored twice).
+            try connection.execute("UPDATE push_schedules SET status = 'scheduled' WHERE status = 'sending'")
             let first = try connection.statement(
                 "SELECT coalesce((SELECT min(first_job_id) FROM push_sends WHERE finished_at IS NULL), (SELECT coalesce(max(id), 0) + 1 FROM push_jobs))"
             ).rows([])
