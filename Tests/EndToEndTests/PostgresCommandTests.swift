@@ -72,6 +72,41 @@ import Testing
         for server in servers { #expect(server.stop() == 0) }
     }
 
+    @Test func twoServersRunAScheduledSendOnce() throws {
+        let cluster = try PostgresCluster.shared.get()
+        let database = try cluster.createDatabase()
+        let name = String(database.split(separator: "/").last!)
+        let dir = TemporaryDirectory("soar-two-schedules")
+        let emulator = try EmulatorProcess(directory: dir.path + "/emu", ["--keep", "100000", "--max-streams", "500"])
+        var environment = emulator.apnsEnvironment
+        environment["JWT_SECRET"] = "two-schedulers-share-this-secret-0123456789"
+        let servers = try (0..<2).map { _ in try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--database-url", database], environment: environment) }
+        let bases = try servers.map { try #require($0.readLine(timeout: 30)?.replacingOccurrences(of: "API URL: ", with: ""), "\($0.standardError)") }
+        _ = servers[0].readLine()
+        let service = try #require(servers[0].readLine()?.replacingOccurrences(of: "service_role key: ", with: ""))
+        let tokens = (0..<2_000).map { String(format: "%08x", $0) + String(repeating: "3e", count: 28) }
+        try JSONSerialization.data(withJSONObject: [
+            "tokens": tokens, "title": "once", "body": "from either", "send_at": ISO8601DateFormatter().string(from: Date().addingTimeInterval(2)),
+        ]).write(to: URL(fileURLWithPath: dir.path + "/send.json"))
+        let scheduled = try ProcessRunner.run("curl", [
+            "-s", "-X", "POST", bases[1] + "/functions/v1/send-push", "-H", "apikey: \(service)", "-H", "authorization: Bearer \(service)",
+            "-H", "content-type: application/json", "--data-binary", "@" + dir.path + "/send.json",
+        ])
+        #expect(scheduled.stdout.contains("schedule_id"), "\(scheduled.stdout)")
+        func accepted() -> Int {
+            let answer = try? ProcessRunner.run("curl", ["-s", emulator.control + "/stats"])
+            return ((try? JSONSerialization.jsonObject(with: Data((answer?.stdout ?? "").utf8))) as? [String: Any])?["accepted"] as? Int ?? 0
+        }
+        #expect(eventually(within: .seconds(60)) { accepted() == 2_000 })
+        // Both processes looked every second; one took it.
+        #expect(try cluster.psql(name, "SELECT count(*) FROM public.push_sends") == "1\n")
+        #expect(try cluster.psql(name, "SELECT count(*), count(DISTINCT token) FROM public.push_jobs") == "2000|2000\n")
+        #expect(try cluster.psql(name, "SELECT status FROM public.push_schedules") == "sent\n")
+        #expect(accepted() == 2_000, "no token twice")
+        for server in servers { #expect(server.stop() == 0) }
+        #expect(emulator.stop() == 0)
+    }
+
     @Test func threeServersShareASendAndOneKilledMidwayLosesNothing() throws {
         let cluster = try PostgresCluster.shared.get()
         let database = try cluster.createDatabase()
