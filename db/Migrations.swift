@@ -68,6 +68,8 @@ extension Migrations {
     public static let topics = File(name: "20250104000000_push_topics.sql", bytes: PackageResources._0250104000000_push_topics_sql)
     /// Device attributes send-push's segments filter on.
     public static let deviceAttributes = File(name: "20250105000000_device_attributes.sql", bytes: PackageResources._0250105000000_device_attributes_sql)
+    /// Each user's quiet hours.
+    public static let quietHours = File(name: "20250106000000_quiet_hours.sql", bytes: PackageResources._0250106000000_quiet_hours_sql)
 }
 
 extension Migrations.File {

@@ -243,7 +243,7 @@ public final class PushService: Sendable {
     /// fallback zone's), each limited to its zone's devices.
     private func scheduleLocally(_ request: SendPushRequest, body: JSONValue, hour: Int, minute: Int) throws(PushError) -> JSONValue {
         let zones: Set<String?>
-        let audience = [SendDevices.condition(request.audience), request.timeZoneCondition].compactMap { $0 }
+        let audience = [SendDevices.condition(request.audience), request.restriction].compactMap { $0 }
         do { zones = try rows.timeZones(where: audience.isEmpty ? nil : .all(audience)) } catch {
             if error.code == "42703" { throw .invalid("local_time needs device_tokens.time_zone: \(error.message)") }
             throw PushError(503, "store_unavailable", error.message)
@@ -291,16 +291,28 @@ public final class PushService: Sendable {
             guard followed else { throw PushError(404, "unknown_topic", "no user follows the topic \"\(topic)\" (push_topic_subscriptions)") }
         }
         var stored = 0
+        // Users in their quiet hours wait for their window's end (a critical kind does not).
+        let held: [String: Date]
+        if let kind = request.kind, criticalKinds.contains(kind) {
+            held = [:]
+        } else {
+            var users: [String]?
+            if case .users(let ids) = request.audience { users = ids }
+            do { held = try QuietHours.held(in: rows.store, users: users, at: now()) } catch { throw PushError(503, "store_unavailable", error.message) }
+        }
+        let awake: RowQuery.Condition? = held.isEmpty ? nil : .not(.compare(column: "user_id", op: .in, operand: .list(held.keys.sorted().map(SQLValue.text))))
         do throws(StoreError) {
             // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
             // priority than the deliveries and the other requests.
             stored = try StoreLane("send", .lowPriority).wait { [rows, jobs, inboxSize, criticalKinds] () throws(StoreError) -> Int in
-                // A kind some users muted: their devices are left out, and counted.
+                // A kind some users muted, and quiet hours: those devices are left out, and counted.
                 let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
-                let zoned = rows.meeting(request.timeZoneCondition)
-                var devices = try SendDevices(request.audience, rows: zoned.meeting(unmuted))
-                let optedOut = unmuted == nil ? 0 : try SendDevices.count(request.audience, rows: zoned) - SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
-                try jobs.createSend(id: id, request: body.jsonText, total: devices.expected, suppressed: ["opted_out": optedOut])
+                let zoned = rows.meeting(request.restriction)
+                var devices = try SendDevices(request.audience, rows: zoned.meeting(unmuted).meeting(awake))
+                let reachable = unmuted == nil && awake == nil ? devices.expected : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
+                let optedOut = unmuted == nil ? 0 : try SendDevices.count(request.audience, rows: zoned) - reachable
+                let quiet = reachable - devices.expected
+                try jobs.createSend(id: id, request: body.jsonText, total: devices.expected, suppressed: ["opted_out": optedOut, "quiet_hours": quiet])
                 var count = 0
                 while let chunk = try devices.nextChunk().map({ SendChunk($0, request.payload) }) {
                     try jobs.appendToSend(
@@ -316,13 +328,38 @@ public final class PushService: Sendable {
         } catch {
             throw PushError(503, "store_unavailable", error.message)
         }
-        return .object(["send_id": .string(id), "devices": .int(stored), "status": .string("/functions/v1/sends/\(id)")])
+        var answer: [String: JSONValue] = ["send_id": .string(id), "devices": .int(stored), "status": .string("/functions/v1/sends/\(id)")]
+        if !held.isEmpty { answer["held"] = try hold(held, request: request, body: body) }
+        return .object(answer)
+    }
+
+    /// Schedules what quiet hours held: one send per window's end, limited to those users, unless
+    /// the notification expires first (then it is dropped).
+    private func hold(_ held: [String: Date], request: SendPushRequest, body: JSONValue) throws(PushError) -> JSONValue {
+        var schedules: [JSONValue] = []
+        var expired = 0
+        for (release, users) in Dictionary(grouping: held.keys, by: { held[$0]! }).sorted(by: { $0.key < $1.key }) {
+            if let expiration = request.expiration, expiration <= release {
+                expired += users.count
+                continue
+            }
+            var later = body.objectValue ?? [:]
+            for key in ["send_at", "local_time", "dry_run"] { later[key] = nil }
+            let within = request.withinUsers.map { Set($0).intersection(users) } ?? Set(users)
+            later["within_users"] = .array(within.sorted().map(JSONValue.string))
+            let id = RandomUUID.lowercase()
+            do { try jobs.addSchedule(id: id, request: JSONValue.object(later).jsonText, dueAt: Timestamp.postgres(release)) } catch {
+                throw PushError(503, "store_unavailable", error.message)
+            }
+            schedules.append(["schedule_id": .string(id), "send_at": .string(Timestamp.format(release)), "users": .int(within.count)])
+        }
+        return ["quiet_hours": .array(schedules), "expired_users": .int(expired)]
     }
 
     /// `"dry_run": true`: how many devices the send would reach, and leave out, now.
     private func count(_ request: SendPushRequest) throws(PushError) -> JSONValue {
         let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
-        let zoned = rows.meeting(request.timeZoneCondition)
+        let zoned = rows.meeting(request.restriction)
         do {
             let reached = try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
             let all = unmuted == nil ? reached : try SendDevices.count(request.audience, rows: zoned)
@@ -343,7 +380,7 @@ public final class PushService: Sendable {
             "send_id": .string(summary.id), "created_at": .string(summary.createdAt), "finished_at": summary.finishedAt.map { .string($0) } ?? .null,
             "total": .int(summary.total), "pending": .int(summary.pending), "delivered": .int(summary.delivered), "failed": .int(summary.failed),
             "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }), "opens": .int(summary.opens), "redelivered": .int(summary.redelivered),
-            "suppressed": .object(["opted_out": .int(summary.suppressed["opted_out"] ?? 0)]),
+            "suppressed": .object(["opted_out": .int(summary.suppressed["opted_out"] ?? 0), "quiet_hours": .int(summary.suppressed["quiet_hours"] ?? 0)]),
         ])
     }
 

@@ -39,13 +39,17 @@ public struct SendPushRequest: Sendable {
     /// `time_zones`: only the devices in these zones (`null` in the list: those with none).
     public var timeZones: [String?]?
 
-    /// The devices ``timeZones`` keeps, as a condition on `device_tokens`.
-    public var timeZoneCondition: RowQuery.Condition? {
-        guard let timeZones else { return nil }
+    /// `within_users`: only these users' devices (what quiet hours held, sent when they end).
+    public var withinUsers: [String]?
+
+    /// What ``timeZones`` and ``withinUsers`` keep of the audience, as a condition on `device_tokens`.
+    public var restriction: RowQuery.Condition? {
+        let users: RowQuery.Condition? = withinUsers.map { .compare(column: "user_id", op: .in, operand: .list($0.map(SQLValue.text))) }
+        guard let timeZones else { return users }
         let named = timeZones.compactMap { $0 }
         var any: [RowQuery.Condition] = named.isEmpty ? [] : [.compare(column: "time_zone", op: .in, operand: .list(named.map(SQLValue.text)))]
         if timeZones.contains(where: { $0 == nil }) { any.append(.compare(column: "time_zone", op: .is, operand: .null)) }
-        return .any(any)
+        return users.map { .all([$0, .any(any)]) } ?? .any(any)
     }
     /// `"badge": "unread"`: each device's `aps.badge` is its user's unread inbox count.
     public var badgeUnread = false
@@ -54,7 +58,7 @@ public struct SendPushRequest: Sendable {
     public init(json: JSONValue) throws(PushError) {
         guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
         let known: Set<String> = [
-            "user_ids", "tokens", "topic", "segment", "dry_run", "send_at", "local_time", "time_zones", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
+            "user_ids", "tokens", "topic", "segment", "dry_run", "send_at", "local_time", "time_zones", "within_users", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
         ]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
@@ -147,6 +151,11 @@ public struct SendPushRequest: Sendable {
                 items.allSatisfy({ $0 == .null || ($0.stringValue.map { !$0.isEmpty && $0.count <= 64 } ?? false) })
             else { throw .invalid("time_zones must be a list of time zone names (null for devices without one)") }
             timeZones = items.map(\.stringValue)
+        }
+        if let value = object["within_users"], value != .null {
+            let ids = try Self.strings(value, "within_users")
+            for id in ids where RandomUUID.parse(id) == nil { throw .invalid("within_users holds \"\(id)\", which is not a uuid") }
+            withinUsers = ids.map { $0.lowercased() }
         }
         if let flag = object["dry_run"], flag != .null {
             guard let value = flag.boolValue else { throw .invalid("dry_run must be true or false") }

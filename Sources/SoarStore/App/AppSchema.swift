@@ -22,8 +22,11 @@ public enum AppSchema {
     /// Device attributes send-push's segments filter on.
     public static let deviceAttributes = file(Migrations.deviceAttributes)
 
+    /// Each user's quiet hours.
+    public static let quietHours = file(Migrations.quietHours)
+
     /// Every migration Soar ships for the app, in order.
-    public static let starters = [starter, avatars, preferences, topics, deviceAttributes]
+    public static let starters = [starter, avatars, preferences, topics, deviceAttributes, quietHours]
 
     private static func file(_ file: Migrations.File) -> MigrationFile {
         let stem = String(file.name.dropLast(4))

@@ -188,6 +188,31 @@ public enum Database {
         }
     }
 
+    /// A row of `quiet_hours`.
+    public struct QuietHour: Codable, Hashable, Sendable {
+        public var userId: UUID
+        public var startsAt: String
+        public var endsAt: String
+        public var timeZone: String
+        public var updatedAt: Date
+
+        public init(userId: UUID, startsAt: String, endsAt: String, timeZone: String, updatedAt: Date) {
+            self.userId = userId
+            self.startsAt = startsAt
+            self.endsAt = endsAt
+            self.timeZone = timeZone
+            self.updatedAt = updatedAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+            case startsAt = "starts_at"
+            case endsAt = "ends_at"
+            case timeZone = "time_zone"
+            case updatedAt = "updated_at"
+        }
+    }
+
     /// A row of `subscriptions`.
     public struct Subscription: Codable, Hashable, Identifiable, Sendable {
         public var id: UUID
