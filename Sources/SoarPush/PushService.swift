@@ -23,6 +23,8 @@ public final class PushService: Sendable {
     private let now: @Sendable () -> Date
     /// The zone of devices that name none, for `local_time`.
     private let fallbackTimeZone: TimeZone
+    /// Sends of a kind a user may get in 24 hours at most (`SOAR_PUSH_FREQUENCY_CAPS`).
+    private let frequencyCaps: [String: Int]
     /// A claimed schedule no process finished in this long is claimed again (its send's id keeps
     /// a second run from sending twice).
     static let staleClaim: TimeInterval = 60
@@ -42,9 +44,11 @@ public final class PushService: Sendable {
     ///   - segments: how a segment's filters are read (the data API's parser); nil: no segments.
     public init(
         settings: PushSettings.Loaded, store: any DataStore & PushJobStore, inboxSize: Int = 500, criticalKinds: Set<String> = ["security"],
-        segments: SegmentReader? = nil, fallbackTimeZone: TimeZone = TimeZone(identifier: "UTC")!, now: @escaping @Sendable () -> Date = Date.init
+        segments: SegmentReader? = nil, fallbackTimeZone: TimeZone = TimeZone(identifier: "UTC")!, frequencyCaps: [String: Int] = [:],
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.settings = settings
+        self.frequencyCaps = frequencyCaps
         self.now = now
         self.fallbackTimeZone = fallbackTimeZone
         self.criticalKinds = criticalKinds
@@ -291,16 +295,26 @@ public final class PushService: Sendable {
             guard followed else { throw PushError(404, "unknown_topic", "no user follows the topic \"\(topic)\" (push_topic_subscriptions)") }
         }
         var stored = 0
-        // Users in their quiet hours wait for their window's end (a critical kind does not).
-        let held: [String: Date]
-        if let kind = request.kind, criticalKinds.contains(kind) {
-            held = [:]
-        } else {
+        // Users who had their kind's fill today are left out; users in their quiet hours wait for
+        // their window's end (a critical kind does neither).
+        var held: [String: Date] = [:]
+        var capped: Set<String> = []
+        if !(request.kind.map(criticalKinds.contains) ?? false) {
             var users: [String]?
             if case .users(let ids) = request.audience { users = ids }
-            do { held = try QuietHours.held(in: rows.store, users: users, at: now()) } catch { throw PushError(503, "store_unavailable", error.message) }
+            do {
+                if let kind = request.kind, let cap = frequencyCaps[kind] {
+                    capped = try jobs.usersReached(kind: kind, since: Timestamp.postgres(now() - 86_400), atLeast: cap)
+                }
+                held = try QuietHours.held(in: rows.store, users: users, at: now()).filter { !capped.contains($0.key) }
+            } catch {
+                throw PushError(503, "store_unavailable", error.message)
+            }
         }
-        let awake: RowQuery.Condition? = held.isEmpty ? nil : .not(.compare(column: "user_id", op: .in, operand: .list(held.keys.sorted().map(SQLValue.text))))
+        func excluding(_ users: some Collection<String>) -> RowQuery.Condition? {
+            users.isEmpty ? nil : .not(.compare(column: "user_id", op: .in, operand: .list(users.sorted().map(SQLValue.text))))
+        }
+        let uncapped = excluding(capped), awake = excluding(held.keys)
         do throws(StoreError) {
             // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
             // priority than the deliveries and the other requests.
@@ -308,11 +322,14 @@ public final class PushService: Sendable {
                 // A kind some users muted, and quiet hours: those devices are left out, and counted.
                 let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
                 let zoned = rows.meeting(request.restriction)
-                var devices = try SendDevices(request.audience, rows: zoned.meeting(unmuted).meeting(awake))
-                let reachable = unmuted == nil && awake == nil ? devices.expected : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
+                var devices = try SendDevices(request.audience, rows: zoned.meeting(unmuted).meeting(uncapped).meeting(awake))
+                let plain = unmuted == nil && uncapped == nil && awake == nil
+                let reachable = plain ? devices.expected : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
+                let underCap = uncapped == nil ? reachable : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted).meeting(uncapped))
                 let optedOut = unmuted == nil ? 0 : try SendDevices.count(request.audience, rows: zoned) - reachable
-                let quiet = reachable - devices.expected
-                try jobs.createSend(id: id, request: body.jsonText, total: devices.expected, suppressed: ["opted_out": optedOut, "quiet_hours": quiet])
+                try jobs.createSend(
+                    id: id, request: body.jsonText, total: devices.expected,
+                    suppressed: ["opted_out": optedOut, "frequency_cap": reachable - underCap, "quiet_hours": underCap - devices.expected], kind: request.kind)
                 var count = 0
                 while let chunk = try devices.nextChunk().map({ SendChunk($0, request.payload) }) {
                     try jobs.appendToSend(
@@ -380,7 +397,7 @@ public final class PushService: Sendable {
             "send_id": .string(summary.id), "created_at": .string(summary.createdAt), "finished_at": summary.finishedAt.map { .string($0) } ?? .null,
             "total": .int(summary.total), "pending": .int(summary.pending), "delivered": .int(summary.delivered), "failed": .int(summary.failed),
             "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }), "opens": .int(summary.opens), "redelivered": .int(summary.redelivered),
-            "suppressed": .object(["opted_out": .int(summary.suppressed["opted_out"] ?? 0), "quiet_hours": .int(summary.suppressed["quiet_hours"] ?? 0)]),
+            "suppressed": .object(Dictionary(uniqueKeysWithValues: ["opted_out", "quiet_hours", "frequency_cap"].map { ($0, JSONValue.int(summary.suppressed[$0] ?? 0)) })),
         ])
     }
 

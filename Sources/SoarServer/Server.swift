@@ -46,6 +46,8 @@ public final class Server: Sendable {
         public var criticalPushKinds: Set<String> = ["security"]
         /// The zone `local_time` uses for devices that name none (`SOAR_PUSH_DEFAULT_TIME_ZONE`).
         public var pushFallbackTimeZone = TimeZone(identifier: "UTC")!
+        /// Sends of a kind one user gets in 24 hours at most (`SOAR_PUSH_FREQUENCY_CAPS`, `promo=3`).
+        public var pushFrequencyCaps: [String: Int] = [:]
         public var storageLimits = StorageService.Limits()
 
         public init() {}
@@ -122,7 +124,7 @@ public final class Server: Sendable {
         self.push = PushService(
             settings: push, store: store, inboxSize: configuration.inboxSize, criticalKinds: configuration.criticalPushKinds,
             segments: { filter throws(PushError) in try Segment.condition(filter, store: store) },
-            fallbackTimeZone: configuration.pushFallbackTimeZone, now: now)
+            fallbackTimeZone: configuration.pushFallbackTimeZone, frequencyCaps: configuration.pushFrequencyCaps, now: now)
         do {
             let auth = self.auth
             realtime = try RealtimeServer(limits: configuration.realtimeLimits, clock: now) { token in RealtimeEndpoints.identity(token, auth: auth) }

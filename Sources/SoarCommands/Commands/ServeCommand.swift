@@ -150,6 +150,17 @@ struct ServeCommand: Command {
             }
             configuration.pushFallbackTimeZone = zone
         }
+        if let text = environment["SOAR_PUSH_FREQUENCY_CAPS"], !text.isEmpty {
+            var caps: [String: Int] = [:]
+            for item in text.split(separator: ",") {
+                let pair = item.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2, !pair[0].isEmpty, let count = Int(pair[1]), count >= 1 else {
+                    throw .configuration("SOAR_PUSH_FREQUENCY_CAPS is kind=count pairs, comma-separated (promo=3,digest=1), not \"\(text)\"")
+                }
+                caps[pair[0]] = count
+            }
+            configuration.pushFrequencyCaps = caps
+        }
         if let text = environment["SOAR_PUSH_CRITICAL_KINDS"] {
             configuration.criticalPushKinds = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }

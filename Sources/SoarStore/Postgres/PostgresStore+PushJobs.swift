@@ -3,15 +3,26 @@ import SoarCore
 
 /// Durable sends on Postgres, run as the server's own role (clients have no grant on these tables).
 extension PostgresStore {
-    public func createSend(id: String, request: String, total: Int, suppressed: [String: Int]) throws(StoreError) {
+    public func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try run { connection throws(StoreError) in
             try connection.query(
-                "INSERT INTO public.push_sends (id, request, total, created_at, finished_at) VALUES ($1, $2, $3, $4, $5)",
-                [id, request, String(total), time, total == 0 ? time : nil])
+                "INSERT INTO public.push_sends (id, request, total, created_at, finished_at, kind) VALUES ($1, $2, $3, $4, $5, $6)",
+                [id, request, String(total), time, total == 0 ? time : nil, kind])
             for (why, count) in suppressed where count > 0 {
                 try connection.query("INSERT INTO public.push_send_reasons (send_id, reason, count) VALUES ($1, $2, $3)", [id, suppressedPrefix + why, String(count)])
             }
+        }
+    }
+
+    public func usersReached(kind: String, since: String, atLeast count: Int) throws(StoreError) -> Set<String> {
+        try run { connection throws(StoreError) in
+            Set(try connection.query(
+                """
+                SELECT j.user_id::text FROM public.push_sends s JOIN public.push_jobs j ON j.send_id = s.id
+                WHERE s.kind = $1 AND s.created_at > $2 AND j.user_id IS NOT NULL GROUP BY j.user_id HAVING count(DISTINCT s.id) >= $3
+                """, [kind, since, String(count)]
+            ).compactMap { $0[0] })
         }
     }
 

@@ -145,7 +145,9 @@ public protocol PushJobStore: Sendable {
     func cancelSchedule(id: String) throws(StoreError) -> Bool
     /// Stores a send that will have `total` jobs (they are added with ``appendToSend``) and the
     /// devices it leaves out, by why.
-    func createSend(id: String, request: String, total: Int, suppressed: [String: Int]) throws(StoreError)
+    func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?) throws(StoreError)
+    /// The users sent at least `count` sends of `kind` since `since` (a Postgres timestamp).
+    func usersReached(kind: String, since: String, atLeast count: Int) throws(StoreError) -> Set<String>
     /// Stores part of a send in one transaction: its users' inbox rows (each inbox then trimmed to
     /// `inboxSize`) and their jobs. With `badgeUnread`, each job's badge is its user's unread count.
     func appendToSend(id: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool) throws(StoreError)
@@ -178,6 +180,6 @@ public protocol PushJobStore: Sendable {
 extension PushJobStore {
     /// A send that leaves no device out.
     public func createSend(id: String, request: String, total: Int) throws(StoreError) {
-        try createSend(id: id, request: request, total: total, suppressed: [:])
+        try createSend(id: id, request: request, total: total, suppressed: [:], kind: nil)
     }
 }

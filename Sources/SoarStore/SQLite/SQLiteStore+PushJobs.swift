@@ -2,15 +2,26 @@ import Foundation
 import SoarCore
 
 extension SQLiteStore {
-    public func createSend(id: String, request: String, total: Int, suppressed: [String: Int]) throws(StoreError) {
+    public func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in
-            try connection.statement("INSERT INTO push_sends (id, request, total, created_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .run([.text(id), .text(request), .integer(Int64(total)), .text(time), total == 0 ? .text(time) : .null])
+            try connection.statement("INSERT INTO push_sends (id, request, total, created_at, finished_at, kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+                .run([.text(id), .text(request), .integer(Int64(total)), .text(time), total == 0 ? .text(time) : .null, kind.map(SQLValue.text) ?? .null])
             for (why, count) in suppressed where count > 0 {
                 try connection.statement("INSERT INTO push_send_reasons (send_id, reason, count) VALUES (?1, ?2, ?3)")
                     .run([.text(id), .text(suppressedPrefix + why), .integer(Int64(count))])
             }
+        }
+    }
+
+    public func usersReached(kind: String, since: String, atLeast count: Int) throws(StoreError) -> Set<String> {
+        try read { connection throws(StoreError) in
+            Set(try connection.statement(
+                """
+                SELECT j.user_id FROM push_sends s JOIN push_jobs j ON j.send_id = s.id
+                WHERE s.kind = ?1 AND s.created_at > ?2 AND j.user_id IS NOT NULL GROUP BY j.user_id HAVING count(DISTINCT s.id) >= ?3
+                """
+            ).rows([.text(kind), .text(since), .integer(Int64(count))]).compactMap { Self.text($0[0]) })
         }
     }
 
