@@ -82,7 +82,13 @@ public final class PushService: Sendable {
             guard let schedule = try? jobs.claimDueSchedule(now: Timestamp.postgres(time), stale: Timestamp.postgres(time - Self.staleClaim)) else { return }
             let body = (try? JSONValue.read(Data(schedule.request.utf8))) ?? .object([:])
             do throws(PushError) {
-                _ = try store(try read(body), body: body, id: schedule.id)
+                let request = try read(body)
+                // Due after it expires (a process was down meanwhile): APNs would drop it too.
+                if let expiration = request.expiration, expiration.timeIntervalSince1970 > 0, expiration < time {
+                    try? jobs.finishSchedule(id: schedule.id, cancelled: true)
+                    continue
+                }
+                _ = try store(request, body: body, id: schedule.id)
                 try? jobs.finishSchedule(id: schedule.id, cancelled: false)
             } catch where error.code == "send_exists" {
                 try? jobs.finishSchedule(id: schedule.id, cancelled: false)
@@ -257,7 +263,11 @@ public final class PushService: Sendable {
         for group in LocalTime.groups(zones, fallback: fallbackTimeZone) {
             var later = body.objectValue ?? [:]
             later["local_time"] = nil
-            later["time_zones"] = .array(group.names.map { $0.map(JSONValue.string) ?? .null })
+            // Names a request could not carry (empty, too long: any device's row may say anything)
+            // are left out rather than spoiling the whole group's send.
+            let names = group.names.filter { $0.map { !$0.isEmpty && $0.count <= 64 } ?? true }.prefix(1000)
+            guard !names.isEmpty else { continue }
+            later["time_zones"] = .array(names.map { $0.map(JSONValue.string) ?? .null })
             let due = LocalTime.next(hour: hour, minute: minute, in: group.zone, after: time)
             let id = RandomUUID.lowercase()
             do { try jobs.addSchedule(id: id, request: JSONValue.object(later).jsonText, dueAt: Timestamp.postgres(due)) } catch {
@@ -312,7 +322,9 @@ public final class PushService: Sendable {
             }
         }
         func excluding(_ users: some Collection<String>) -> RowQuery.Condition? {
-            users.isEmpty ? nil : .not(.compare(column: "user_id", op: .in, operand: .list(users.sorted().map(SQLValue.text))))
+            guard !users.isEmpty else { return nil }
+            // A device of no user is none of these users' (NOT IN alone would drop it).
+            return .any([.not(.compare(column: "user_id", op: .in, operand: .list(users.sorted().map(SQLValue.text)))), .compare(column: "user_id", op: .is, operand: .null)])
         }
         let uncapped = excluding(capped), awake = excluding(held.keys)
         do throws(StoreError) {

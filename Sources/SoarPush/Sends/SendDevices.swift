@@ -39,8 +39,13 @@ struct SendDevices {
             self.init(listed: try rows.iOSDevices("user_id", in: ids))
         case .tokens(let tokens):
             let registered = try rows.iOSDevices("token", in: tokens)
+            // A token no row holds is still sent to (it has no row to heal or remove), unless the
+            // send is limited (a kind, a zone, quiet hours): no user's choice can be known for it.
+            guard rows.only == nil else {
+                self.init(listed: registered)
+                return
+            }
             let known = Set(registered.map(\.token))
-            // A token no row holds is still sent to; it has no row to heal or remove.
             let unknown = Set(tokens).subtracting(known).sorted().map { Device(userID: "", token: $0, environment: nil, bundleID: nil, updatedAt: "") }
             self.init(listed: registered + unknown)
         }
