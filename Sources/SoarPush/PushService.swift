@@ -105,7 +105,16 @@ public final class PushService: Sendable {
 
     /// Scheduled sends not yet sent, by due time.
     public func schedules() throws(PushError) -> JSONValue {
-        do { return .array(try jobs.schedules(all: false).map(Self.json)) } catch { throw PushError(503, "store_unavailable", error.message) }
+        // The first 1,000 by due time, without their bodies (GET /schedules/<id> has each one's).
+        do {
+            return .array(try jobs.schedules(all: false).prefix(1000).map { schedule in
+                var entry = Self.json(schedule).objectValue ?? [:]
+                entry["request"] = nil
+                return .object(entry)
+            })
+        } catch {
+            throw PushError(503, "store_unavailable", error.message)
+        }
     }
 
     /// One scheduled send, whatever its state.

@@ -51,5 +51,7 @@ import Testing
         #expect(past.status == 202 && past.object["send_id"] != nil, "\(past.text)")
         let bad = try await send(#"{"user_ids":["\#(user.id)"],"title":"a","body":"b","send_at":"tomorrow"}"#)
         #expect(bad.status == 400 && bad.text.contains("send_at"), "\(bad.text)")
+        let wallClock = try await send(#"{"user_ids":["\#(user.id)"],"title":"a","body":"b","send_at":"2027-01-01T09:00:00"}"#)
+        #expect(wallClock.status == 400 && wallClock.text.contains("offset"), "a time without its offset: \(wallClock.text)")
     }
 }

@@ -135,7 +135,9 @@ public struct SendPushRequest: Sendable {
             self.environment = environment
         }
         if let text = try text("send_at") {
-            guard let instant = Timestamp.parse(text) else { throw .invalid("send_at must be an ISO 8601 instant, e.g. 2026-12-24T09:00:00Z, not \"\(text.prefix(40))\"") }
+            // An instant, not a wall-clock time: its offset (`Z`, `+02:00`) must be written.
+            let offset = text.hasSuffix("Z") || text.hasSuffix("z") || text.range(of: #"[+-]\d{2}:?\d{2}$"#, options: .regularExpression) != nil
+            guard offset, let instant = Timestamp.parse(text) else { throw .invalid("send_at must be an ISO 8601 instant with its offset, e.g. 2026-12-24T09:00:00Z, not \"\(text.prefix(40))\"") }
             sendAt = instant
         }
         if let text = try text("local_time") {

@@ -45,7 +45,8 @@ extension PostgresStore {
     public func finishSchedule(id: String, cancelled: Bool) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try run { connection throws(StoreError) in
-            try connection.query("UPDATE public.push_schedules SET status = $2, updated_at = $3 WHERE id = $1", [id, cancelled ? "cancelled" : "sent", time])
+            // Only a claimed one: a sent schedule is never turned into a cancelled one.
+            try connection.query("UPDATE public.push_schedules SET status = $2, updated_at = $3 WHERE id = $1 AND status = 'sending'", [id, cancelled ? "cancelled" : "sent", time])
         }
     }
 

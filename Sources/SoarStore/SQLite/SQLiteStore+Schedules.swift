@@ -40,7 +40,9 @@ extension SQLiteStore {
     public func finishSchedule(id: String, cancelled: Bool) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in
-            try connection.statement("UPDATE push_schedules SET status = ?2, updated_at = ?3 WHERE id = ?1").run([.text(id), .text(cancelled ? "cancelled" : "sent"), .text(time)])
+            // Only a claimed one: a sent schedule is never turned into a cancelled one.
+            try connection.statement("UPDATE push_schedules SET status = ?2, updated_at = ?3 WHERE id = ?1 AND status = 'sending'")
+                .run([.text(id), .text(cancelled ? "cancelled" : "sent"), .text(time)])
         }
     }
 
