@@ -314,28 +314,8 @@ public final class PushService: Sendable {
             guard followed else { throw PushError(404, "unknown_topic", "no user follows the topic \"\(topic)\" (push_topic_subscriptions)") }
         }
         var stored = 0
-        // Users who had their kind's fill today are left out; users in their quiet hours wait for
-        // their window's end (a critical kind does neither).
-        var held: [String: Date] = [:]
-        var capped: Set<String> = []
-        if !(request.kind.map(criticalKinds.contains) ?? false) {
-            var users: [String]?
-            if case .users(let ids) = request.audience { users = ids }
-            do {
-                if let kind = request.kind, let cap = frequencyCaps[kind] {
-                    capped = try jobs.usersReached(kind: kind, since: Timestamp.postgres(now() - 86_400), atLeast: cap)
-                }
-                held = try QuietHours.held(in: rows.store, users: users, at: now()).filter { !capped.contains($0.key) }
-            } catch {
-                throw PushError(503, "store_unavailable", error.message)
-            }
-        }
-        func excluding(_ users: some Collection<String>) -> RowQuery.Condition? {
-            guard !users.isEmpty else { return nil }
-            // A device of no user is none of these users' (NOT IN alone would drop it).
-            return .any([.not(.compare(column: "user_id", op: .in, operand: .list(users.sorted().map(SQLValue.text)))), .compare(column: "user_id", op: .is, operand: .null)])
-        }
-        let uncapped = excluding(capped), awake = excluding(held.keys)
+        let (held, capped) = try waiting(request)
+        let uncapped = Self.excluding(capped), awake = Self.excluding(held.keys)
         do throws(StoreError) {
             // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
             // priority than the deliveries and the other requests.
@@ -398,13 +378,42 @@ public final class PushService: Sendable {
     private func count(_ request: SendPushRequest) throws(PushError) -> JSONValue {
         let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
         let zoned = rows.meeting(request.restriction)
+        let (held, capped) = try waiting(request)
         do {
-            let reached = try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
-            let all = unmuted == nil ? reached : try SendDevices.count(request.audience, rows: zoned)
-            return ["dry_run": true, "devices": .int(reached), "suppressed": ["opted_out": .int(all - reached)]]
+            let all = try SendDevices.count(request.audience, rows: zoned)
+            let unmutedCount = try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
+            let underCap = try SendDevices.count(request.audience, rows: zoned.meeting(unmuted).meeting(Self.excluding(capped)))
+            let reached = try SendDevices.count(request.audience, rows: zoned.meeting(unmuted).meeting(Self.excluding(capped)).meeting(Self.excluding(held.keys)))
+            return [
+                "dry_run": true, "devices": .int(reached),
+                "suppressed": ["opted_out": .int(all - unmutedCount), "frequency_cap": .int(unmutedCount - underCap), "quiet_hours": .int(underCap - reached)],
+            ]
         } catch {
             throw PushError(503, "store_unavailable", error.message)
         }
+    }
+
+    /// Who a send leaves out for now: users who had their kind's fill in the last day (capped),
+    /// and users in their quiet hours, each with their window's end (held); a critical kind, neither.
+    private func waiting(_ request: SendPushRequest) throws(PushError) -> (held: [String: Date], capped: Set<String>) {
+        guard !(request.kind.map(criticalKinds.contains) ?? false) else { return ([:], []) }
+        var users: [String]?
+        if case .users(let ids) = request.audience { users = ids }
+        do {
+            var capped: Set<String> = []
+            if let kind = request.kind, let cap = frequencyCaps[kind] {
+                capped = try jobs.usersReached(kind: kind, since: Timestamp.postgres(now() - 86_400), atLeast: cap)
+            }
+            return (try QuietHours.held(in: rows.store, users: users, at: now()).filter { !capped.contains($0.key) }, capped)
+        } catch {
+            throw PushError(503, "store_unavailable", error.message)
+        }
+    }
+
+    /// Devices not of these users (a device of no user is none of theirs: NOT IN alone would drop it).
+    private static func excluding(_ users: some Collection<String>) -> RowQuery.Condition? {
+        guard !users.isEmpty else { return nil }
+        return .any([.not(.compare(column: "user_id", op: .in, operand: .list(users.sorted().map(SQLValue.text)))), .compare(column: "user_id", op: .is, operand: .null)])
     }
 
     /// A send's progress: counts by outcome and reason, rows removed.

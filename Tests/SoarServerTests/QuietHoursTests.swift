@@ -27,6 +27,8 @@ import Testing
                 body: #"{"user_ids":["\#(ada.id)","\#(bob.id)"],"title":"News","body":"Read it"\#(extra)}"#)
         }
 
+        let dry = try await send(#","dry_run":true"#)
+        #expect(dry.status == 200 && dry.object["devices"] == 1 && dry.object["suppressed"]?.objectValue?["quiet_hours"] == 1, "a dry run counts the held: \(dry.text)")
         let sent = try await send("")
         #expect(sent.status == 202 && sent.object["devices"] == 1, "\(sent.text)")
         let held = sent.object["held"]?.objectValue?["quiet_hours"]?.arrayValue?.compactMap(\.objectValue) ?? []
