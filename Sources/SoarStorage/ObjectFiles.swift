@@ -39,12 +39,16 @@ public struct ObjectFiles: Sendable {
 
     /// Flushes the upload and puts it in place as `version`.
     public func keep(_ upload: ObjectUpload, as version: String) throws(StorageError) {
-        let target = try path(of: version, creating: true)
+        try place(upload, at: try path(of: version, creating: true))
+    }
+
+    /// Flushes an upload and renames it to `target`: whole there, or not there.
+    private func place(_ upload: ObjectUpload, at target: String) throws(StorageError) {
         try upload.close()
         guard rename(upload.path, target) == 0 else {
             let reason = String(cString: strerror(errno))
             upload.discard()
-            throw .internal("cannot store an upload: \(reason)")
+            throw .internal("cannot put a file in place: \(reason)")
         }
         Self.flushDirectory(target)
     }
@@ -102,12 +106,8 @@ public struct ObjectFiles: Sendable {
             return nil
         }
         if let failure { throw failure }
-        try upload.close()
         let target = directory + "/" + key
-        guard rename(upload.path, target) == 0 else {
-            upload.discard()
-            throw .internal("cannot keep a render: \(String(cString: strerror(errno)))")
-        }
+        try place(upload, at: target)
         guard let opened = Self.openRegular(target) else { throw .internal("cannot open a render just kept") }
         return opened
     }

@@ -146,23 +146,12 @@ extension StorageService {
         let version = RandomUUID.lowercase()
         try files.link(sourceVersion, to: version)
         let time = Timestamp.postgres(now())
-        var values: RowValues = [
+        let values: RowValues = [
             "bucket_id": .text(targetBucket), "name": .text(target), "version": .text(version),
             "metadata": .text(JSONValue.object(original.metadata).jsonText), "last_accessed_at": .text(time),
             "user_metadata": original.userMetadata == .null ? .null : .text(original.userMetadata.jsonText),
         ]
-        values["owner"] = access.userID.flatMap { RandomUUID.parse($0) != nil ? .text($0) : nil } ?? .null
-        values["owner_id"] = access.userID.map(SQLValue.text) ?? .null
-        let table = objects
-        do {
-            _ = try run { () throws(StoreError) in
-                try store.insert(table, [values], onConflict: upsert ? .merge(on: ["bucket_id", "name"]) : nil, as: access, single: false, returning: false)
-            }
-        } catch {
-            files.remove(version)
-            throw error
-        }
-        if let old = previous?.version { release(old) }
+        try writeRow(values, version: version, owner: access.userID, upsert: upsert, replacing: previous, as: access)
         guard let copied = try object(targetBucket, target, as: .service) else { throw .objectNotFound }
         var answer = copied.json
         answer["Id"] = .string(copied.id)

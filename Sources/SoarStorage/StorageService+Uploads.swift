@@ -70,9 +70,19 @@ extension StorageService {
             "metadata": .text(metadata.jsonText), "user_metadata": userMetadata == .null ? .null : .text(userMetadata.jsonText),
             "last_accessed_at": .text(time),
         ]
-        let user = owner ?? access.userID
-        values["owner"] = user.flatMap { RandomUUID.parse($0) != nil ? .text($0) : nil } ?? .null
-        values["owner_id"] = user.map(SQLValue.text) ?? .null
+        try writeRow(values, version: version, owner: owner ?? access.userID, upsert: upsert, replacing: previous, as: access)
+        // Written: a failure to read its id back is not the upload's.
+        let id = (try? object(upload.bucket.id, upload.name, as: .service))??.id ?? ""
+        return (id, upload.bucket.id + "/" + upload.name)
+    }
+
+    /// Writes the row of a version just put in place, as `access` (its INSERT policies; with
+    /// `upsert`, its UPDATE ones too), owned by `owner`: a refused row takes its version's file
+    /// with it, and the version it replaced goes once no row names it.
+    func writeRow(_ values: RowValues, version: String, owner: String?, upsert: Bool, replacing previous: StoredObject?, as access: Access) throws(StorageError) {
+        var values = values
+        values["owner"] = owner.flatMap { RandomUUID.parse($0) != nil ? .text($0) : nil } ?? .null
+        values["owner_id"] = owner.map(SQLValue.text) ?? .null
         let table = objects
         do {
             _ = try run { () throws(StoreError) in
@@ -83,9 +93,6 @@ extension StorageService {
             throw error
         }
         if let old = previous?.version, old != version { release(old) }
-        // Written: a failure to read its id back is not the upload's.
-        let id = (try? object(upload.bucket.id, upload.name, as: .service))??.id ?? ""
-        return (id, upload.bucket.id + "/" + upload.name)
     }
 
     /// A key as Supabase Storage allows it: not empty, only its characters, no `.` or `..` part.

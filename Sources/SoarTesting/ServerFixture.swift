@@ -88,6 +88,22 @@ public final class ServerFixture: Sendable {
         return Answer(status: http.statusCode, headers: lowered, body: data)
     }
 
+    /// `send-push` with the service role's key.
+    public func sendPush(_ body: String) async throws -> Answer {
+        try await call("POST", "/functions/v1/send-push", bearer: serviceKey, headers: ["apikey": serviceKey], body: body)
+    }
+
+    /// A send's statistics once nothing is pending (at most 20 s).
+    public func finishedSend(_ id: String) async throws -> [String: JSONValue] {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while true {
+            let status = try await call("GET", "/functions/v1/sends/\(id)", bearer: serviceKey)
+            if status.object["pending"] == 0 && status.object["finished_at"] != .null { return status.object }
+            guard ContinuousClock.now < deadline else { throw FixtureError("send \(id) did not finish: \(status.text)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Signs a new user up; returns the access token, refresh token and user id.
     public func signUp(_ email: String, password: String = "correct-horse") async throws -> (token: String, refresh: String, id: String) {
         let answer = try await call("POST", "/auth/v1/signup", body: #"{"email":"\#(email)","password":"\#(password)"}"#)

@@ -17,9 +17,7 @@ import Testing
         let user = try await fixture.signUp("capped@example.com")
         #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.token)","platform":"ios"}"#).status == 201)
         func send(_ kind: String) async throws -> [String: JSONValue] {
-            let answer = try await fixture.call(
-                "POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey],
-                body: #"{"user_ids":["\#(user.id)"],"title":"t","body":"b","kind":"\#(kind)"}"#)
+            let answer = try await fixture.sendPush(#"{"user_ids":["\#(user.id)"],"title":"t","body":"b","kind":"\#(kind)"}"#)
             #expect(answer.status == 202, "\(answer.text)")
             return answer.object
         }

@@ -31,9 +31,7 @@ import Testing
             #expect(answer.status == 201, "\(answer.text)")
             tokenOfZone[zone] = Self.token(n)
         }
-        let sent = try await fixture.call(
-            "POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey],
-            body: #"{"all":true,"title":"Good morning","body":"It is nine","local_time":"09:00"}"#)
+        let sent = try await fixture.sendPush(#"{"all":true,"title":"Good morning","body":"It is nine","local_time":"09:00"}"#)
         #expect(sent.status == 202, "\(sent.text)")
         let schedules = sent.object["schedules"]?.arrayValue?.compactMap(\.objectValue) ?? []
         #expect(schedules.count == 25, "24 zones and the fallback for a name that is no zone: \(sent.text)")
@@ -62,9 +60,7 @@ import Testing
         }
         #expect(emulator.emulator.state.deliveries.count == 25, "each device once")
 
-        let bad = try await fixture.call(
-            "POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey],
-            body: #"{"all":true,"title":"a","body":"b","local_time":"9am"}"#)
+        let bad = try await fixture.sendPush(#"{"all":true,"title":"a","body":"b","local_time":"9am"}"#)
         #expect(bad.status == 400 && bad.text.contains("local_time"), "\(bad.text)")
     }
 

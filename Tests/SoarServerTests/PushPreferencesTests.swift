@@ -22,16 +22,9 @@ import Testing
     }
 
     func send(_ fixture: ServerFixture, _ body: String) async throws -> [String: JSONValue] {
-        let answer = try await fixture.call("POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey], body: body)
+        let answer = try await fixture.sendPush(body)
         #expect(answer.status == 202, "\(answer.text)")
-        let id = try #require(answer.object["send_id"]?.stringValue)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while true {
-            let status = try await fixture.call("GET", "/functions/v1/sends/\(id)", bearer: fixture.serviceKey)
-            if status.object["pending"] == 0 && status.object["finished_at"] != .null { return status.object }
-            guard ContinuousClock.now < deadline else { throw FixtureError("send \(id) did not finish: \(status.text)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        return try await fixture.finishedSend(try #require(answer.object["send_id"]?.stringValue))
     }
 
     @Test func aMutedKindIsNotSentAndIsCounted() async throws {
@@ -66,7 +59,7 @@ import Testing
         // send-test-push honors it too, and says so.
         let test = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: bob.token, body: #"{"kind":"promo"}"#)
         #expect(test.status == 200 && test.object["sent"] == 0 && test.object["suppressed"]?.objectValue?["opted_out"] == 1, "\(test.text)")
-        let bad = try await fixture.call("POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey], body: #"{"all":true,"title":"a","body":"b","kind":"Not A Kind"}"#)
+        let bad = try await fixture.sendPush(#"{"all":true,"title":"a","body":"b","kind":"Not A Kind"}"#)
         #expect(bad.status == 400 && bad.text.contains("kind must be"), "\(bad.text)")
     }
 }

@@ -21,7 +21,7 @@ import Testing
             #expect(answer.status == 201, "\(answer.text)")
         }
         func send(_ body: String) async throws -> ServerFixture.Answer {
-            try await fixture.call("POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey], body: body)
+            try await fixture.sendPush(body)
         }
         let french = #"locale=like.fr*&app_version=gte.2.0"#
         let dry = try await send(#"{"segment":"\#(french)","title":"Bonjour","body":"Nouveau","dry_run":true}"#)

@@ -29,9 +29,7 @@ import Testing
         // The second follower mutes the kind: left out, and counted.
         _ = try await fixture.call("POST", "/rest/v1/notification_preferences", bearer: users[1].token, body: #"{"kind":"brand_news","enabled":false}"#)
 
-        let sent = try await fixture.call(
-            "POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey],
-            body: #"{"topic":"brand:abc123","title":"New drop","body":"From a brand you follow","kind":"brand_news"}"#)
+        let sent = try await fixture.sendPush(#"{"topic":"brand:abc123","title":"New drop","body":"From a brand you follow","kind":"brand_news"}"#)
         #expect(sent.status == 202 && sent.object["devices"] == 1, "\(sent.text)")
         let id = try #require(sent.object["send_id"]?.stringValue)
         #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 1 })
@@ -39,12 +37,9 @@ import Testing
         let status = try await fixture.call("GET", "/functions/v1/sends/\(id)", bearer: fixture.serviceKey)
         #expect(status.object["suppressed"]?.objectValue?["opted_out"] == 1, "\(status.text)")
 
-        let nobody = try await fixture.call(
-            "POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey],
-            body: #"{"topic":"nobody-follows","title":"a","body":"b"}"#)
+        let nobody = try await fixture.sendPush(#"{"topic":"nobody-follows","title":"a","body":"b"}"#)
         #expect(nobody.status == 404 && nobody.text.contains("unknown_topic"), "\(nobody.text)")
-        let bad = try await fixture.call(
-            "POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey], body: #"{"topic":"no spaces","title":"a","body":"b"}"#)
+        let bad = try await fixture.sendPush(#"{"topic":"no spaces","title":"a","body":"b"}"#)
         #expect(bad.status == 400, "\(bad.text)")
     }
 }

@@ -22,9 +22,7 @@ import Testing
             "POST", "/rest/v1/quiet_hours", bearer: ada.token, body: #"{"starts_at":"22:00","ends_at":"07:00","time_zone":"Europe/Paris"}"#)
         #expect(quiet.status == 201, "\(quiet.text)")
         func send(_ extra: String) async throws -> ServerFixture.Answer {
-            try await fixture.call(
-                "POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey],
-                body: #"{"user_ids":["\#(ada.id)","\#(bob.id)"],"title":"News","body":"Read it"\#(extra)}"#)
+            try await fixture.sendPush(#"{"user_ids":["\#(ada.id)","\#(bob.id)"],"title":"News","body":"Read it"\#(extra)}"#)
         }
 
         let dry = try await send(#","dry_run":true"#)

@@ -16,7 +16,7 @@ import Testing
         let user = try await fixture.signUp("later@example.com")
         #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.token)","platform":"ios"}"#).status == 201)
         func send(_ body: String) async throws -> ServerFixture.Answer {
-            try await fixture.call("POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey], body: body)
+            try await fixture.sendPush(body)
         }
         let inAnHour = Timestamp.format(time.date.addingTimeInterval(3600))
         let scheduled = try await send(#"{"user_ids":["\#(user.id)"],"title":"Later","body":"In an hour","send_at":"\#(inAnHour)"}"#)

@@ -22,18 +22,11 @@ import Testing
     }
 
     func send(_ fixture: ServerFixture, _ body: String) async throws -> ServerFixture.Answer {
-        try await fixture.call("POST", "/functions/v1/send-push", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey], body: body)
+        try await fixture.sendPush(body)
     }
 
-    /// The send's statistics once nothing is pending (at most 20 s).
     func finished(_ fixture: ServerFixture, _ id: String) async throws -> [String: JSONValue] {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while true {
-            let status = try await fixture.call("GET", "/functions/v1/sends/\(id)", bearer: fixture.serviceKey)
-            if status.object["pending"] == 0 && status.object["finished_at"] != .null { return status.object }
-            guard ContinuousClock.now < deadline else { throw FixtureError("send \(id) did not finish: \(status.text)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await fixture.finishedSend(id)
     }
 
     @Test func usersTokensAndEveryoneAreEachReachedOnce() async throws {

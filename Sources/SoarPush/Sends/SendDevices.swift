@@ -27,13 +27,9 @@ struct SendDevices {
         switch audience {
         case .everyone:
             self.init(expected: try rows.iOSDeviceCount(), pagesFrom: rows, page: [])
-        case .topic(let topic):
-            // Read a page at a time, as a send to everyone, of the followers' devices only.
-            let followers = rows.meeting(PushTopic.followers(of: topic))
-            self.init(expected: try followers.iOSDeviceCount(), pagesFrom: followers, page: [])
-        case .segment(_, let condition):
-            // Read a page at a time, as a send to everyone, of the matching devices only.
-            let matching = rows.meeting(condition)
+        case .topic, .segment:
+            // Read a page at a time, as a send to everyone, of the followers' or matching devices only.
+            let matching = rows.meeting(Self.condition(audience))
             self.init(expected: try matching.iOSDeviceCount(), pagesFrom: matching, page: [])
         case .users(let ids):
             self.init(listed: try rows.iOSDevices("user_id", in: ids))
@@ -66,8 +62,7 @@ struct SendDevices {
     static func count(_ audience: SendPushRequest.Audience, rows: DeviceRows) throws(StoreError) -> Int {
         switch audience {
         case .everyone: try rows.iOSDeviceCount()
-        case .topic(let topic): try rows.meeting(PushTopic.followers(of: topic)).iOSDeviceCount()
-        case .segment(_, let condition): try rows.meeting(condition).iOSDeviceCount()
+        case .topic, .segment: try rows.meeting(condition(audience)).iOSDeviceCount()
         case .users(let ids): try rows.iOSDeviceCount("user_id", in: ids)
         case .tokens(let tokens): try rows.iOSDeviceCount("token", in: tokens)
         }

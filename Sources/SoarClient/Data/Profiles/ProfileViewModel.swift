@@ -24,18 +24,17 @@ public final class ProfileViewModel {
 
     /// Saves one field (blank clears it); the profile shown becomes the server's row.
     public func update(_ field: Profile.Field, to value: String?) async {
-        switch await repository.update(field, to: value, userId: userId) {
-        case .success(let profile):
-            state = .data(profile)
-            actionError = nil
-        case .failure(let error):
-            actionError = error.message
-        }
+        apply(await repository.update(field, to: value, userId: userId))
     }
 
     /// Sets a new avatar (see ``ProfileRepository/setAvatar(_:contentType:userId:)``).
     public func setAvatar(_ image: Data, contentType: String) async {
-        switch await repository.setAvatar(image, contentType: contentType, userId: userId) {
+        apply(await repository.setAvatar(image, contentType: contentType, userId: userId))
+    }
+
+    /// An edit's answer: the server's row shown, or its message kept for a toast.
+    private func apply(_ result: AppResult<Profile>) {
+        switch result {
         case .success(let profile):
             state = .data(profile)
             actionError = nil
