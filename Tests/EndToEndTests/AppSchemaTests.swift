@@ -36,7 +36,7 @@ import Testing
         return run.stdout.split(separator: "\n").map(String.init)
     }
 
-    @Test func theSameMigrationsAnswerTheSameOnSQLiteAndPostgres() throws {
+    @Test(.ownThread) func theSameMigrationsAnswerTheSameOnSQLiteAndPostgres() throws {
         let dir = TemporaryDirectory("soar-app-schema")
         let sqlite = try transcript(["--db", dir.path + "/soar.db"])
         let url = try PostgresCluster.shared.get().createDatabase()
@@ -48,7 +48,7 @@ import Testing
         #expect(sqlite.count == postgres.count)
     }
 
-    @Test func theFilesArePlainSupabaseMigrationsThatPsqlRunsAlone() throws {
+    @Test(.ownThread) func theFilesArePlainSupabaseMigrationsThatPsqlRunsAlone() throws {
         let dir = TemporaryDirectory("soar-app-schema")
         let folder = try migrations(dir)
         let cluster = try PostgresCluster.shared.get()
@@ -65,7 +65,7 @@ import Testing
         #expect(try cluster.psql(database, "SELECT count(*) FROM pg_policies WHERE tablename = 'notes'") == "5\n")
     }
 
-    @Test func aFailingMigrationIsNamedWithItsPlaceAndNothingOfItIsApplied() throws {
+    @Test(.ownThread) func aFailingMigrationIsNamedWithItsPlaceAndNothingOfItIsApplied() throws {
         let dir = TemporaryDirectory("soar-app-schema")
         let folder = try migrations(dir)
         let database = ["--db", dir.path + "/soar.db"]
@@ -87,7 +87,7 @@ import Testing
         #expect(changed.status == 2 && changed.stderr.contains("20250701000000_more.sql was applied and has changed since"), "\(changed.stderr)")
     }
 
-    @Test func generatedSwiftTypesCompileAndMatchOnBothStores() throws {
+    @Test(.ownThread) func generatedSwiftTypesCompileAndMatchOnBothStores() throws {
         let dir = TemporaryDirectory("soar-app-schema")
         let folder = try migrations(dir)
         let sqlite = try ProcessRunner.run(SoarBinary.path, ["gen", "types", "swift", "--db", dir.path + "/soar.db", "--migrations", folder])
@@ -121,7 +121,7 @@ import Testing
         #expect(compiled.status == 0, "\(compiled.stderr)")
     }
 
-    @Test func migrationNewMakesTheNextFile() throws {
+    @Test(.ownThread) func migrationNewMakesTheNextFile() throws {
         let dir = TemporaryDirectory("soar-app-schema")
         let folder = try migrations(dir)
         let made = try ProcessRunner.run(SoarBinary.path, ["migration", "new", "add_tags", "--migrations", folder])

@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct AppleSignInTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/apple_sign_in.py").standardized.path
 
-    @Test func appleIdentityTokensSignInLinkAndAreCheckedAsGoTrueChecksThem() throws {
+    @Test(.ownThread) func appleIdentityTokensSignInLinkAndAreCheckedAsGoTrueChecksThem() throws {
         let dir = TemporaryDirectory("soar-apple")
         let keys = try ProcessRunner.run("python3", [Self.script, "keys", dir.path])
         #expect(keys.status == 0, "\(keys.stderr)")
@@ -23,7 +23,7 @@ import Testing
         #expect(server.stop() == 0)
     }
 
-    @Test func withoutTheAppsIDsSignInWithAppleIsOffAndSaysSo() throws {
+    @Test(.ownThread) func withoutTheAppsIDsSignInWithAppleIsOffAndSaysSo() throws {
         let dir = TemporaryDirectory("soar-apple")
         let server = try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/soar.db"])
         let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""))

@@ -6,7 +6,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct DeployTests {
     static let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../deploy").standardized.path
 
-    @Test func theServiceUnitIsOneSystemdAccepts() throws {
+    @Test(.ownThread) func theServiceUnitIsOneSystemdAccepts() throws {
         let dir = TemporaryDirectory("soar-deploy")
         // systemd checks that the program exists: point the unit at the built one.
         let unit = try String(contentsOfFile: Self.deploy + "/soar.service", encoding: .utf8)
@@ -22,7 +22,7 @@ import Testing
         #expect(unit.contains("DynamicUser=yes") && unit.contains("StateDirectory=soar") && unit.contains("--db /var/lib/soar/soar.db"))
     }
 
-    @Test func underTheJournalEachLineCarriesItsPriority() throws {
+    @Test(.ownThread) func underTheJournalEachLineCarriesItsPriority() throws {
         let dir = TemporaryDirectory("soar-deploy")
         let server = try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/soar.db"], environment: ["JOURNAL_STREAM": "8:12345"])
         let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""))

@@ -20,7 +20,7 @@ import Testing
         #expect(server.stop() == 0)
     }
 
-    @Test func signUpWaitsForTheMailAndEmailChangeAsksBothAddresses() throws {
+    @Test(.ownThread) func signUpWaitsForTheMailAndEmailChangeAsksBothAddresses() throws {
         let dir = TemporaryDirectory("soar-template")
         let template = dir.path + "/confirmation.html"
         try #"<p>Hello {{ .Data.name }}</p><a href="{{ .ConfirmationURL }}">Confirm</a>"#.write(toFile: template, atomically: true, encoding: .utf8)
@@ -30,11 +30,11 @@ import Testing
         ])
     }
 
-    @Test func withoutConfirmationOneMailCompletesAnEmailChange() throws {
+    @Test(.ownThread) func withoutConfirmationOneMailCompletesAnEmailChange() throws {
         try run("off", arguments: [], environment: [:])
     }
 
-    @Test func aTemplateWithAnUnknownVariableStopsTheStart() throws {
+    @Test(.ownThread) func aTemplateWithAnUnknownVariableStopsTheStart() throws {
         let dir = TemporaryDirectory("soar-template")
         let template = dir.path + "/recovery.html"
         try "<p>Hi</p>\n<p>{{ .Secret }}</p>".write(toFile: template, atomically: true, encoding: .utf8)

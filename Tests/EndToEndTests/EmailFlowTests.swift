@@ -5,7 +5,7 @@ import Testing
 /// Magic links, 6-digit codes, recovery and PKCE through supabase-py, the mail read from the
 /// development mailbox (no SMTP configured), on SQLite or Postgres.
 @Suite(.timeLimit(.minutes(5))) struct EmailFlowTests {
-    @Test func codesLinksRecoveryAndPKCEWorkAsGoTrues() throws {
+    @Test(.ownThread) func codesLinksRecoveryAndPKCEWorkAsGoTrues() throws {
         let dir = TemporaryDirectory("soar-email")
         let database = try TestDatabase(directory: dir.path)
         let server = try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0"] + database.arguments, environment: database.environment)

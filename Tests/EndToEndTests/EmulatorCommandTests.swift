@@ -4,7 +4,7 @@ import Testing
 
 /// `soar apns-emulator` and `soar keys generate` as a user runs them.
 @Suite(.timeLimit(.minutes(5))) struct EmulatorCommandTests {
-    @Test func keysGenerateThenEmulatorTrustsThatKeyAndLogsDeliveries() throws {
+    @Test(.ownThread) func keysGenerateThenEmulatorTrustsThatKeyAndLogsDeliveries() throws {
         let dir = TemporaryDirectory("soar-e2e")
         let keys = try ProcessRunner.run(SoarBinary.path, ["keys", "generate", "--out", dir.path, "--key-id", "ABCDE12345", "--team-id", "TEAMTEAM01"])
         #expect(keys.status == 0, "\(keys.stderr)")
@@ -36,7 +36,7 @@ import Testing
         #expect(emulator.stop() == 0)
     }
 
-    @Test func withoutKeysItMakesAndPrintsADevelopmentKey() throws {
+    @Test(.ownThread) func withoutKeysItMakesAndPrintsADevelopmentKey() throws {
         let dir = TemporaryDirectory("soar-e2e")
         let emulator = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--control-port", "0", "--dir", dir.path, "--quiet"])
         #expect(emulator.readLine()?.hasPrefix("APNs emulator: https://") == true)
@@ -45,7 +45,7 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir.path + "/AuthKey_SOARKEY001.p8"))
     }
 
-    @Test func twoEmulatorsOnFreePortsBothStartWithoutNamingAControlPort() throws {
+    @Test(.ownThread) func twoEmulatorsOnFreePortsBothStartWithoutNamingAControlPort() throws {
         let first = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--dir", TemporaryDirectory().path, "--quiet"])
         let second = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--dir", TemporaryDirectory().path, "--quiet"])
         #expect(first.readLine()?.hasPrefix("APNs emulator: https://") == true, "\(first.standardError)")
@@ -53,7 +53,7 @@ import Testing
         #expect(first.stop() == 0 && second.stop() == 0)
     }
 
-    @Test func aCommandGroupWithoutItsSubcommandListsThem() throws {
+    @Test(.ownThread) func aCommandGroupWithoutItsSubcommandListsThem() throws {
         let push = try ProcessRunner.run(SoarBinary.path, ["push"])
         #expect(push.status == 2 && push.stderr.contains("push send") && !push.stderr.contains("unknown command"), "\(push.stderr)")
         let keys = try ProcessRunner.run(SoarBinary.path, ["keys", "--help"])
@@ -62,7 +62,7 @@ import Testing
         #expect(payload.status == 2 && payload.stderr.contains("unknown command 'payload frobnicate'") && payload.stderr.contains("payload validate"))
     }
 
-    @Test func badConfigurationExitsTwoWithAReason() throws {
+    @Test(.ownThread) func badConfigurationExitsTwoWithAReason() throws {
         let taken = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--control-port", "0", "--dir", TemporaryDirectory().path])
         let port = try #require(taken.readLine()?.split(separator: ":").last.map(String.init))
         let clash = try ProcessRunner.run(SoarBinary.path, ["apns-emulator", "--port", port, "--control-port", "0", "--dir", TemporaryDirectory().path])

@@ -4,7 +4,7 @@ import Testing
 
 /// TOTP factors through supabase-py, and a policy that asks for `aal2`, on SQLite or Postgres.
 @Suite(.timeLimit(.minutes(5))) struct MFATests {
-    @Test func aSecondFactorRaisesTheSessionToAAL2AndPoliciesSeeIt() throws {
+    @Test(.ownThread) func aSecondFactorRaisesTheSessionToAAL2AndPoliciesSeeIt() throws {
         let dir = TemporaryDirectory("soar-mfa")
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures").standardized.path
         let migrations = dir.path + "/migrations"

@@ -10,7 +10,7 @@ import Testing
         try ProcessRunner.run("/usr/bin/env", environment + [Self.soar] + arguments)
     }
 
-    @Test func pushSendRefusesBadInputBeforeSendingWithExit2AndTheReason() throws {
+    @Test(.ownThread) func pushSendRefusesBadInputBeforeSendingWithExit2AndTheReason() throws {
         let dir = TemporaryDirectory("soar-messages")
         _ = try soar(["keys", "generate", "--out", dir.path])
         let key = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasSuffix(".p8") && $0.hasPrefix("AuthKey") })
@@ -30,7 +30,7 @@ import Testing
         #expect(certificate.status == 2 && certificate.stderr.contains("none.pem: no such file"), "\(certificate.stderr)")
     }
 
-    @Test func serveAndDemoSayWhatIsWrongAndAFailedStartLeavesNothingBehind() throws {
+    @Test(.ownThread) func serveAndDemoSayWhatIsWrongAndAFailedStartLeavesNothingBehind() throws {
         let dir = TemporaryDirectory("soar-messages")
         let mysql = try soar(["serve", "--port", "0", "--database-url", "mysql://x"])
         #expect(mysql.status == 2 && mysql.stderr.contains("must be PostgreSQL's") && !mysql.stderr.contains("connect_timeout"), "\(mysql.stderr)")
@@ -52,7 +52,7 @@ import Testing
         #expect(postgres.status == 2 && postgres.stderr.contains("\(dir.path)/soar.jwt-secret does not exist"), "\(postgres.stderr)")
     }
 
-    @Test func demoFailsWhenItCannotSeeTheDeliveryAndFindsItWithTheControlURL() throws {
+    @Test(.ownThread) func demoFailsWhenItCannotSeeTheDeliveryAndFindsItWithTheControlURL() throws {
         let dir = TemporaryDirectory("soar-messages")
         let server = try BackgroundProcess(
             Self.soar, ["serve", "--port", "0", "--db", dir.path + "/soar.db", "--with-emulator", "--emulator-port", "0", "--emulator-dir", dir.path + "/emulator"])
@@ -67,7 +67,7 @@ import Testing
         #expect(server.stop() == 0)
     }
 
-    @Test func theSampleNotificationFileAndAnEmptyOneReadRight() throws {
+    @Test(.ownThread) func theSampleNotificationFileAndAnEmptyOneReadRight() throws {
         let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/examples/hello.apns").standardized.path
         let valid = try soar(["payload", "validate", sample])
         #expect(valid.status == 0 && valid.stdout.contains("route: notifications"), "\(valid.stdout)\(valid.stderr)")

@@ -7,7 +7,7 @@ import Testing
 
 /// `soar migrate` and `soar serve` on PostgreSQL, several processes on one database.
 @Suite(.timeLimit(.minutes(2))) struct PostgresCommandTests {
-    @Test func threeProcessesMigrateOneDatabaseTogetherEachMigrationOnce() throws {
+    @Test(.ownThread) func threeProcessesMigrateOneDatabaseTogetherEachMigrationOnce() throws {
         let cluster = try PostgresCluster.shared.get()
         let url = try cluster.createDatabase()
         let database = String(url.split(separator: "/").last!)
@@ -30,13 +30,13 @@ import Testing
         #expect(again.status == 0 && again.stdout.contains(": up to date \(totals)"), "\(again.stdout)\(again.stderr)")
     }
 
-    @Test func anUnreachableDatabaseStopsServeWithTheReason() throws {
+    @Test(.ownThread) func anUnreachableDatabaseStopsServeWithTheReason() throws {
         let run = try ProcessRunner.run(SoarBinary.path, ["serve", "--port", "0", "--database-url", "postgres://nobody:hunter2@127.0.0.1:1/none"])
         #expect(run.status == 2 && run.stderr.contains("cannot connect to Postgres"), "\(run.stderr)")
         #expect(!run.stderr.contains("hunter2"), "the password never shows")
     }
 
-    @Test func realtimeChangesMadeThroughOneProcessReachSubscribersOnAnother() throws {
+    @Test(.ownThread) func realtimeChangesMadeThroughOneProcessReachSubscribersOnAnother() throws {
         let cluster = try PostgresCluster.shared.get()
         let database = try cluster.createDatabase()
         let dir = TemporaryDirectory("soar-realtime-two")
@@ -56,7 +56,7 @@ import Testing
         for server in servers { #expect(server.stop() == 0) }
     }
 
-    @Test func twoServersShareTheStorageDirectory() throws {
+    @Test(.ownThread) func twoServersShareTheStorageDirectory() throws {
         let database = try PostgresCluster.shared.get().createDatabase()
         let dir = TemporaryDirectory("soar-two-storage")
         let environment = ["JWT_SECRET": "two-processes-share-this-secret-0123456789"]
@@ -72,7 +72,7 @@ import Testing
         for server in servers { #expect(server.stop() == 0) }
     }
 
-    @Test func twoServersRunAScheduledSendOnce() throws {
+    @Test(.ownThread) func twoServersRunAScheduledSendOnce() throws {
         let cluster = try PostgresCluster.shared.get()
         let database = try cluster.createDatabase()
         let name = String(database.split(separator: "/").last!)
@@ -107,7 +107,7 @@ import Testing
         #expect(emulator.stop() == 0)
     }
 
-    @Test func threeServersShareASendAndOneKilledMidwayLosesNothing() throws {
+    @Test(.ownThread) func threeServersShareASendAndOneKilledMidwayLosesNothing() throws {
         let cluster = try PostgresCluster.shared.get()
         let database = try cluster.createDatabase()
         let name = String(database.split(separator: "/").last!)

@@ -5,7 +5,7 @@ import Testing
 /// A send-push that a SIGKILL interrupts, under injected faults, finishes after a restart: every
 /// token ends with exactly one outcome and the emulator received every delivered one.
 @Suite(.timeLimit(.minutes(5))) struct PushDurabilityTests {
-    @Test func aSendKilledMidwayFinishesAfterARestartWithOneOutcomePerToken() throws {
+    @Test(.ownThread) func aSendKilledMidwayFinishesAfterARestartWithOneOutcomePerToken() throws {
         let dir = TemporaryDirectory("soar-durability")
         let emulator = try EmulatorProcess(directory: dir.path + "/emu", [
             "--keep", "100000", "--latency-ms", "40", "--fail-status", "503", "--fail-every", "10", "--goaway-after", "1000", "--max-streams", "500",
@@ -67,7 +67,7 @@ import Testing
 
     /// A scheduled send killed while it goes out: after a restart every token has one job (the
     /// schedule ran once) and one outcome.
-    @Test func aScheduledSendKilledMidwayIsSentOnceAfterARestart() throws {
+    @Test(.ownThread) func aScheduledSendKilledMidwayIsSentOnceAfterARestart() throws {
         let dir = TemporaryDirectory("soar-scheduled-durability")
         let emulator = try EmulatorProcess(directory: dir.path + "/emu", ["--keep", "100000", "--latency-ms", "100", "--max-streams", "100"])
         let control = emulator.control

@@ -18,7 +18,7 @@ import Testing
         return try ProcessRunner.run("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin"] + pairs + [SoarBinary.path] + arguments, input: input, timeout: timeout)
     }
 
-    @Test func sendsToEveryTokenAndReportsEachLine() throws {
+    @Test(.ownThread) func sendsToEveryTokenAndReportsEachLine() throws {
         let fixture = try EmulatorFixture { $0.unregistered = ["dead"] }
         let result = try soar(["push", "send", "--token", "00aa,dead", "--title", "Hello", "--body", "World", "--deeplink", "soar:///notifications"], environment: environment(fixture))
         #expect(result.status == 1, "one token failed: \(result.stderr)")
@@ -31,7 +31,7 @@ import Testing
         #expect(payload?["deeplink"] as? String == "soar:///notifications")
     }
 
-    @Test func jsonLinesFromATokensFileAndAPayloadFile() throws {
+    @Test(.ownThread) func jsonLinesFromATokensFileAndAPayloadFile() throws {
         let fixture = try EmulatorFixture()
         let dir = TemporaryDirectory()
         let tokens = try dir.write("tokens.txt", "\u{FEFF}# staging devices\n00aa\n\n00bb\n00AA\n")
@@ -46,7 +46,7 @@ import Testing
         #expect(headers.contains { $0 == ("apns-priority", "5") } && headers.contains { $0 == ("apns-push-type", "background") })
     }
 
-    @Test func flagsWinOverVariables() throws {
+    @Test(.ownThread) func flagsWinOverVariables() throws {
         let fixture = try EmulatorFixture()
         var environment = environment(fixture)
         environment["APNS_URL"] = "https://127.0.0.1:1"
@@ -54,7 +54,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    @Test func benchAPNsTimesTheLibraryAfterAWarmUp() throws {
+    @Test(.ownThread) func benchAPNsTimesTheLibraryAfterAWarmUp() throws {
         let fixture = try EmulatorFixture { $0.deliveryLog = nil }
         let tokens = (0..<60).map { String(format: "%064x", $0) }.joined(separator: ",")
         let result = try soar(["bench", "apns", "--token", tokens, "--title", "a", "--body", "b", "--warmup", "10", "--json"], environment: environment(fixture))
@@ -66,7 +66,7 @@ import Testing
         #expect(tooFew.status == 2 && tooFew.stderr.contains("more tokens than --warmup"))
     }
 
-    @Test func anUnreachableServerWithSeveralTokensEndsAtOnceWithThree() throws {
+    @Test(.ownThread) func anUnreachableServerWithSeveralTokensEndsAtOnceWithThree() throws {
         // Used to hang: the second token was queued from the loop's own thread with nothing to wake it.
         let fixture = try EmulatorFixture()
         let result = try soar(
@@ -76,7 +76,7 @@ import Testing
         #expect(result.stdout.split(separator: "\n").count == 2)
     }
 
-    @Test func aCertificateThatDoesNotVerifyFailsFastAsConfigurationNotRetried() throws {
+    @Test(.ownThread) func aCertificateThatDoesNotVerifyFailsFastAsConfigurationNotRetried() throws {
         let fixture = try EmulatorFixture()
         let other = try EmulatorFixture()
         let result = try soar(["push", "send", "--ca-file", other.caFile, "--token", "00aa,00bb", "--title", "a", "--body", "b", "--json"], environment: environment(fixture), timeout: 20)
@@ -86,7 +86,7 @@ import Testing
         #expect(lines.count == 2 && lines.allSatisfy { $0["class"] as? String == "permanent" && $0["attempts"] as? Int == 1 })
     }
 
-    @Test func credentialsAPNsRefusesAreAConfigurationErrorWithAHint() throws {
+    @Test(.ownThread) func credentialsAPNsRefusesAreAConfigurationErrorWithAHint() throws {
         let fixture = try EmulatorFixture()
         var environment = environment(fixture)
         environment["APNS_KEY_ID"] = "WRONGKEY01"
@@ -95,7 +95,7 @@ import Testing
         #expect(!result.stderr.contains("--help"))
     }
 
-    @Test func anEncryptedKeyIsRefusedWithAReasonNeverAPrompt() throws {
+    @Test(.ownThread) func anEncryptedKeyIsRefusedWithAReasonNeverAPrompt() throws {
         let fixture = try EmulatorFixture()
         let dir = TemporaryDirectory()
         let encrypted = dir.path + "/encrypted.p8"
@@ -109,7 +109,7 @@ import Testing
         #expect(!result.stderr.contains("secret"))
     }
 
-    @Test func configurationAndUsageErrorsExitTwoAndUnreachableThree() throws {
+    @Test(.ownThread) func configurationAndUsageErrorsExitTwoAndUnreachableThree() throws {
         let missing = try soar(["push", "send", "--token", "00", "--title", "t", "--body", "b"], environment: [:])
         #expect(missing.status == 2 && missing.stderr.contains("APNs is not configured: set APNS_TEAM_ID, APNS_KEY_ID"))
         let fixture = try EmulatorFixture()

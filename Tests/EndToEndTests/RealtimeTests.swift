@@ -9,7 +9,7 @@ import Testing
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/\(name)").standardized.path
     }
 
-    @Test func broadcastPresenceAndTheProtocolsEdges() throws {
+    @Test(.ownThread) func broadcastPresenceAndTheProtocolsEdges() throws {
         let dir = TemporaryDirectory("soar-realtime")
         let database = try TestDatabase(directory: dir.path)
         let server = try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0"] + database.arguments, environment: database.environment)
@@ -23,7 +23,7 @@ import Testing
         #expect(server.stop() == 0, "a clean stop with sockets open: \(server.standardError.suffix(500))")
     }
 
-    @Test func databaseChangesReachOnlyThoseWhosePoliciesLetThemRead() throws {
+    @Test(.ownThread) func databaseChangesReachOnlyThoseWhosePoliciesLetThemRead() throws {
         let dir = TemporaryDirectory("soar-realtime-changes")
         let migrations = dir.path + "/migrations"
         let initialized = try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations])
@@ -40,7 +40,7 @@ import Testing
         #expect(server.stop() == 0)
     }
 
-    @Test func aChannelClosesWhenItsTokenRunsOut() throws {
+    @Test(.ownThread) func aChannelClosesWhenItsTokenRunsOut() throws {
         let dir = TemporaryDirectory("soar-realtime-expiry")
         let database = try TestDatabase(directory: dir.path)
         let server = try BackgroundProcess(

@@ -22,7 +22,7 @@ import Testing
         return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
     }
 
-    @Test func codesGoOutThroughSMTPAndAFailedMailLeavesNoAccount() throws {
+    @Test(.ownThread) func codesGoOutThroughSMTPAndAFailedMailLeavesNoAccount() throws {
         let dir = TemporaryDirectory("soar-smtp")
         let accepting = try BackgroundProcess("/usr/bin/env", ["python3", Self.peer, dir.path + "/mail.jsonl"])
         let port = try #require(accepting.readLine(), "\(accepting.standardError)")
@@ -55,7 +55,7 @@ import Testing
         #expect(down.stop() == 0)
     }
 
-    @Test func mailGoesOverSTARTTLSWithAUTHAndAWrongPasswordIsReported() throws {
+    @Test(.ownThread) func mailGoesOverSTARTTLSWithAUTHAndAWrongPasswordIsReported() throws {
         let dir = TemporaryDirectory("soar-smtp-tls")
         let (cert, key) = (dir.path + "/cert.pem", dir.path + "/key.pem")
         let made = try ProcessRunner.run("openssl", [

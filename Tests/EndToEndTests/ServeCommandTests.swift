@@ -20,7 +20,7 @@ import Testing
         return (server, url, anon)
     }
 
-    @Test func theSupabasePythonClientWorksUnchanged() throws {
+    @Test(.ownThread) func theSupabasePythonClientWorksUnchanged() throws {
         let dir = TemporaryDirectory("soar-serve-e2e")
         let (server, url, anon) = try serve(dir, ["--with-emulator", "--emulator-port", "0", "--emulator-dir", dir.path + "/emulator"])
         let push = try #require(server.readLine())
@@ -34,7 +34,7 @@ import Testing
         #expect(server.standardError.contains("stopped"))
     }
 
-    @Test func servesHTTPSToCurlAndTheSupabasePythonClient() throws {
+    @Test(.ownThread) func servesHTTPSToCurlAndTheSupabasePythonClient() throws {
         let dir = TemporaryDirectory("soar-serve-tls")
         let ca = try CertificateAuthority.generate(commonName: "Soar test CA")
         let (certificate, key) = try ca.issueServer(dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
@@ -62,7 +62,7 @@ import Testing
         #expect(alone.status == 2 && alone.stderr.contains("--tls-cert and --tls-key go together"), "\(alone.stderr)")
     }
 
-    @Test func theSecretIsKeptAndKeysSurviveARestart() throws {
+    @Test(.ownThread) func theSecretIsKeptAndKeysSurviveARestart() throws {
         let dir = TemporaryDirectory("soar-serve-e2e")
         let (first, _, anon) = try serve(dir)
         #expect(first.stop() == 0)
@@ -73,7 +73,7 @@ import Testing
         #expect(second.stop() == 0)
     }
 
-    @Test func configurationErrorsExit2WithTheReason() throws {
+    @Test(.ownThread) func configurationErrorsExit2WithTheReason() throws {
         let dir = TemporaryDirectory("soar-serve-e2e")
         let short = try ProcessRunner.run("/usr/bin/env", ["JWT_SECRET=short", SoarBinary.path, "serve", "--port", "0", "--db", dir.path + "/a.db"])
         #expect(short.status == 2 && short.stderr.contains("JWT_SECRET must be at least 32 characters"), "\(short.stderr)")
@@ -92,7 +92,7 @@ import Testing
         #expect(flagWins.status == 0 && FileManager.default.fileExists(atPath: dir.path + "/c.db"), "\(flagWins.stderr)")
     }
 
-    @Test func theDemoDeliversAFirstPushThroughTheEmulator() throws {
+    @Test(.ownThread) func theDemoDeliversAFirstPushThroughTheEmulator() throws {
         let dir = TemporaryDirectory("soar-serve-e2e")
         let (server, url, _) = try serve(dir, ["--with-emulator", "--emulator-port", "0", "--emulator-dir", dir.path + "/emulator"])
         _ = server.readLine()
@@ -105,7 +105,7 @@ import Testing
         #expect(server.stop() == 0)
     }
 
-    @Test func theDemoSaysWhatIsMissing() throws {
+    @Test(.ownThread) func theDemoSaysWhatIsMissing() throws {
         let dir = TemporaryDirectory("soar-serve-e2e")
         let nobody = try ProcessRunner.run(SoarBinary.path, ["demo", "--url", "http://127.0.0.1:1", "--db", dir.path + "/soar.db"])
         #expect(nobody.status == 2 && nobody.stderr.contains("no anon key"), "\(nobody.stderr)")
@@ -117,7 +117,7 @@ import Testing
         #expect(stopped.status == 3 && stopped.stderr.contains("no soar serve answers"), "\(stopped.stderr)")
     }
 
-    @Test func migrateAppliesOnceAndReportsIt() throws {
+    @Test(.ownThread) func migrateAppliesOnceAndReportsIt() throws {
         let dir = TemporaryDirectory("soar-migrate-e2e")
         let first = try ProcessRunner.run(SoarBinary.path, ["migrate", "--db", dir.path + "/m.db"])
         #expect(first.status == 0 && first.stdout.contains("applied 0001_auth.sql, 0002_app.sql, 0003_push.sql"), "\(first.stderr)")

@@ -32,7 +32,7 @@ import Testing
         try curl(["-o", "/dev/null", "-w", "%{http_code}", server.url + "/rest/v1/todos", "-H", "apikey: \(server.anon)", "-H", "Authorization: Bearer \(token)"])
     }
 
-    @Test func tokensAreES256ByKeyIDAndRotateWithoutSigningAnyoneOut() throws {
+    @Test(.ownThread) func tokensAreES256ByKeyIDAndRotateWithoutSigningAnyoneOut() throws {
         let dir = TemporaryDirectory("soar-keys")
         try FileManager.default.createDirectory(atPath: dir.path + "/keys", withIntermediateDirectories: true)
         try P256Key.generate().privatePEM().write(toFile: dir.path + "/keys/2025-01.pem", atomically: true, encoding: .utf8)

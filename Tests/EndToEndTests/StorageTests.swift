@@ -28,7 +28,7 @@ import Testing
         return Started(server: server, url: url, anon: anon, service: service)
     }
 
-    @Test func theSupabaseClientsStorageWorksUnchanged() throws {
+    @Test(.ownThread) func theSupabaseClientsStorageWorksUnchanged() throws {
         let dir = TemporaryDirectory("soar-storage")
         let started = try Self.start(try TestDatabase(directory: dir.path), storage: dir.path + "/storage")
         let run = try ProcessRunner.run("python3", [Self.script("storage_e2e.py"), started.url, started.anon, started.service], timeout: 120)
@@ -36,7 +36,7 @@ import Testing
         #expect(started.server.stop() == 0)
     }
 
-    @Test func imagesAreRenderedWithinTheirLimits() throws {
+    @Test(.ownThread) func imagesAreRenderedWithinTheirLimits() throws {
         let dir = TemporaryDirectory("soar-storage-images")
         let started = try Self.start(try TestDatabase(directory: dir.path), storage: dir.path + "/storage")
         let run = try ProcessRunner.run("python3", [Self.script("storage_images.py"), started.url, started.service], timeout: 120)
@@ -44,7 +44,7 @@ import Testing
         #expect(started.server.stop() == 0)
     }
 
-    @Test func upsertsOfOnePathEndWithOneWholeObject() throws {
+    @Test(.ownThread) func upsertsOfOnePathEndWithOneWholeObject() throws {
         let dir = TemporaryDirectory("soar-storage-races")
         let started = try Self.start(try TestDatabase(directory: dir.path), storage: dir.path + "/storage")
         let run = try ProcessRunner.run("python3", [Self.script("storage_races.py"), started.url, started.service, "upserts"], timeout: 120)
@@ -55,7 +55,7 @@ import Testing
         #expect(versions.count >= 1)
     }
 
-    @Test func aClientThatGivesUpHalfWayLeavesNothing() throws {
+    @Test(.ownThread) func aClientThatGivesUpHalfWayLeavesNothing() throws {
         let dir = TemporaryDirectory("soar-storage-truncated")
         let started = try Self.start(try TestDatabase(directory: dir.path), storage: dir.path + "/storage")
         let run = try ProcessRunner.run("python3", [Self.script("storage_races.py"), started.url, started.service, "truncated"], timeout: 60)
@@ -66,7 +66,7 @@ import Testing
         #expect(started.server.stop() == 0)
     }
 
-    @Test func aServerKilledUnderAnUploadLeavesNoObject() throws {
+    @Test(.ownThread) func aServerKilledUnderAnUploadLeavesNoObject() throws {
         let dir = TemporaryDirectory("soar-storage-crash")
         let database = try TestDatabase(directory: dir.path)
         let first = try Self.start(database, storage: dir.path + "/storage")

@@ -54,7 +54,7 @@ import Testing
     }
 
     /// The example's generated types are what `soar gen types swift` prints for the starter today.
-    @Test func theExamplesGeneratedTypesAreCurrent() throws {
+    @Test(.ownThread) func theExamplesGeneratedTypesAreCurrent() throws {
         let dir = TemporaryDirectory("soar-todoapp-types")
         let generated = try ProcessRunner.run(SoarBinary.path, ["gen", "types", "swift", "--db", dir.path + "/soar.db"])
         #expect(generated.status == 0, "\(generated.stderr)")

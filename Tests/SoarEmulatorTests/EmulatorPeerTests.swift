@@ -9,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct EmulatorPeerTests {
     static let peers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Peers").path
 
-    @Test func h2loadGetsEveryAnswer() throws {
+    @Test(.ownThread) func h2loadGetsEveryAnswer() throws {
         let fixture = try EmulatorFixture { $0.initialStreamLimit = 100; $0.deliveryLog = nil }
         let dir = TemporaryDirectory()
         let body = try dir.write("p.json", #"{"aps":{"alert":"load"}}"#)
@@ -22,7 +22,7 @@ import Testing
         #expect(fixture.emulator.state.counters.accepted == 5000)
     }
 
-    @Test func aioapnsDeliversAndSeesRejections() throws {
+    @Test(.ownThread) func aioapnsDeliversAndSeesRejections() throws {
         let fixture = try EmulatorFixture { $0.unregistered = ["dead00"] }
         let result = try ProcessRunner.run("python3", [
             Self.peers + "/aioapns_send.py", "--port", String(fixture.emulator.port), "--ca", fixture.caFile,
@@ -36,7 +36,7 @@ import Testing
         #expect(results?["410 Unregistered"] == 100, "\(result.stdout)")
     }
 
-    @Test(arguments: [
+    @Test(.ownThread, arguments: [
         ("garbage", #""closed": true"#),
         ("no-h2", "no application protocol"),
         ("bad-preface", #""type": "GOAWAY", "stream": 0, "flags": 0, "error": 1"#),
@@ -54,7 +54,7 @@ import Testing
 
 /// Faults on demand, set through the control API and observed with curl.
 @Suite(.timeLimit(.minutes(5))) struct EmulatorFaultTests {
-    @Test func failsEveryNthRequest() throws {
+    @Test(.ownThread) func failsEveryNthRequest() throws {
         let fixture = try EmulatorFixture()
         _ = try fixture.control("POST", "/faults", body: #"{"status":503,"every":2}"#)
         let curl = Curl(fixture: fixture)
@@ -69,7 +69,7 @@ import Testing
     }
 
     /// A delay can only make an answer later, never earlier, so the lower bound is safe to check.
-    @Test func addsLatency() throws {
+    @Test(.ownThread) func addsLatency() throws {
         let fixture = try EmulatorFixture()
         _ = try fixture.control("POST", "/faults", body: #"{"latency_ms":300}"#)
         let result = try ProcessRunner.run("curl", [
@@ -83,7 +83,7 @@ import Testing
         #expect(waited >= 0.3, "answered \(waited) s after the handshake")
     }
 
-    @Test func goawayAfterNStreamsMakesClientsReconnectWithNothingLost() throws {
+    @Test(.ownThread) func goawayAfterNStreamsMakesClientsReconnectWithNothingLost() throws {
         let fixture = try EmulatorFixture { $0.faults.goawayAfter = 2 }
         let token = try fixture.providerToken()
         var arguments: [String] = []
@@ -96,7 +96,7 @@ import Testing
         #expect(fixture.emulator.state.counters.connectionsOpened >= 3)
     }
 
-    @Test func dropsTheConnectionMidStream() throws {
+    @Test(.ownThread) func dropsTheConnectionMidStream() throws {
         let fixture = try EmulatorFixture { $0.faults.dropAfter = 1 }
         #expect(throws: CurlFailure.self) { try Curl(fixture: fixture).send() }
         #expect(fixture.emulator.state.counters.accepted == 0)
@@ -104,7 +104,7 @@ import Testing
         #expect(try Curl(fixture: fixture).send().status == 200)
     }
 
-    @Test func stopsAndResumesAcceptingConnections() throws {
+    @Test(.ownThread) func stopsAndResumesAcceptingConnections() throws {
         let fixture = try EmulatorFixture()
         _ = try fixture.control("POST", "/faults", body: #"{"accept":false}"#)
         let refused = try ProcessRunner.run("curl", ["-s", "--http2", "--cacert", fixture.caFile, fixture.url + "/3/device/ab"])

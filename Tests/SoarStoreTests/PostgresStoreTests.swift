@@ -33,7 +33,7 @@ import SoarSchema
             """)
     }
 
-    @Test func theServersOwnStatementsReachNothingOfAnotherUser() throws {
+    @Test(.ownThread) func theServersOwnStatementsReachNothingOfAnotherUser() throws {
         let (store, database) = try store()
         let alice = try user(store), bob = try user(store)
         let written = try store.insert(StarterTables.todos, [["title": .text("alice's secret")]], onConflict: nil, as: .user(alice))
@@ -59,7 +59,7 @@ import SoarSchema
             throws: { ($0 as? StoreError)?.message == "permission denied for table payments" }
     }
 
-    @Test func notifyPgrstReloadsTheSchemaAndAReloadUnderLoadFailsNoRequest() throws {
+    @Test(.ownThread) func notifyPgrstReloadsTheSchemaAndAReloadUnderLoadFailsNoRequest() throws {
         let (store, database) = try store()
         defer { store.close() }
         #expect(store.tables["late"] == nil)
@@ -80,7 +80,7 @@ import SoarSchema
         #expect(failures.load(ordering: .relaxed) == 0)
     }
 
-    @Test func migrationsApplyOnceAndAgainIsNothing() throws {
+    @Test(.ownThread) func migrationsApplyOnceAndAgainIsNothing() throws {
         let (first, database) = try store()
         #expect(first.newlyApplied == Migrations.postgres.map(\.name) + AppSchema.starters.map(\.fileName))
         let again = try PostgresCluster.migrating { try PostgresStore(url: cluster.url(database), poolSize: 1) }
@@ -88,7 +88,7 @@ import SoarSchema
         #expect(try again.appliedMigrations() == Migrations.postgres.map(\.name))
     }
 
-    @Test func aLostConnectionFailsWhatRanOnItAndThePoolReconnects() throws {
+    @Test(.ownThread) func aLostConnectionFailsWhatRanOnItAndThePoolReconnects() throws {
         let (store, database) = try store()
         let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'"
         try store.ping()
@@ -106,7 +106,7 @@ import SoarSchema
         try store.ping()
     }
 
-    @Test func nothingOneRequestSetsReachesTheNext() throws {
+    @Test(.ownThread) func nothingOneRequestSetsReachesTheNext() throws {
         let url = try cluster.createDatabase()
         let store = try PostgresCluster.migrating { try PostgresStore(url: url, poolSize: 1) }
         let alice = try user(store)
@@ -124,7 +124,7 @@ import SoarSchema
         #expect(try store.select(StarterTables.todos, RowQuery(), as: .user(alice), counting: false).rows.count == 1)
     }
 
-    @Test func anUnreachableDatabaseIsAClearError() {
+    @Test(.ownThread) func anUnreachableDatabaseIsAClearError() {
         #expect { try PostgresStore(url: "postgres://nobody@127.0.0.1:1/none") } throws: { error in
             (error as? StoreError)?.message.contains("cannot connect to Postgres") == true
         }
@@ -139,7 +139,7 @@ import SoarSchema
         return send
     }
 
-    @Test func workersClaimSideBySideAndADeadWorkersJobsAreTakenOver() throws {
+    @Test(.ownThread) func workersClaimSideBySideAndADeadWorkersJobsAreTakenOver() throws {
         let (store, _) = try store()
         let send = try send(store, total: 3, stored: 3)
         let a = try store.claimJobs(owner: "a", limit: 2, leaseSeconds: 60)
@@ -155,7 +155,7 @@ import SoarSchema
         #expect(summary.delivered == 3 && summary.redelivered == 1 && summary.finishedAt != nil)
     }
 
-    @Test func aSendsTotalIsSettledOnWhatWasStored() throws {
+    @Test(.ownThread) func aSendsTotalIsSettledOnWhatWasStored() throws {
         let (store, _) = try store()
         let send = try send(store, total: 3, stored: 2)
         let claimed = try store.claimJobs(owner: "a", limit: 10, leaseSeconds: 60)
