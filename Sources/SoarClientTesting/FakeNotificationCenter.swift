@@ -9,6 +9,7 @@ public final class FakeNotificationCenter: UserNotificationCenter {
         var grants: Bool
         var requests: [AuthorizationOptions] = []
         var badge = 0
+        var removed: [String] = []
     }
 
     private let state: Locked<State>
@@ -32,8 +33,14 @@ public final class FakeNotificationCenter: UserNotificationCenter {
 
     public func setBadgeCount(_ count: Int) async { state.withLock { $0.badge = count } }
 
+    public func removeDeliveredNotifications(withIdentifiers identifiers: [String]) async {
+        state.withLock { $0.removed += identifiers }
+    }
+
     public var requests: [AuthorizationOptions] { state.withLock { $0.requests } }
     public var badge: Int { state.withLock { $0.badge } }
+    /// The identifiers the app asked to take out of Notification Center, in order.
+    public var removed: [String] { state.withLock { $0.removed } }
     public func set(status: AuthorizationStatus) { state.withLock { $0.status = status } }
 }
 

@@ -11,7 +11,7 @@ public final class PushService: Sendable {
     private let clients: APNsClients?
     private let rows: DeviceRows
     private let registration: DeviceRegistration
-    private let jobs: any PushJobStore
+    let jobs: any PushJobStore
     private let inboxSize: Int
     /// Kinds sent even to users who muted them (security alerts).
     private let criticalKinds: Set<String>
@@ -28,7 +28,7 @@ public final class PushService: Sendable {
     /// A claimed schedule no process finished in this long is claimed again (its send's id keeps
     /// a second run from sending twice).
     static let staleClaim: TimeInterval = 60
-    private let worker: PushWorker?
+    let worker: PushWorker?
     private let metrics = PushMetrics()
     /// send-test-push's inbox rows, off the threads deliveries run on.
     private let inboxWrites = StoreLane("inbox")
@@ -292,7 +292,7 @@ public final class PushService: Sendable {
     }
 
     /// A send-push body read and checked, its segment's filters read too.
-    private func read(_ body: JSONValue) throws(PushError) -> SendPushRequest {
+    func read(_ body: JSONValue) throws(PushError) -> SendPushRequest {
         var request = try SendPushRequest(json: body)
         if case .segment(let filter, _) = request.audience {
             guard let segments else { throw .invalid("this server reads no segments") }
@@ -313,7 +313,13 @@ public final class PushService: Sendable {
             do { followed = try PushTopic.followed(topic, store: rows.store) } catch { throw PushError(503, "store_unavailable", error.message) }
             guard followed else { throw PushError(404, "unknown_topic", "no user follows the topic \"\(topic)\" (push_topic_subscriptions)") }
         }
-        var stored = 0
+        // An alert carries its send's id as its collapse id unless it names one: an update of the
+        // send replaces it on the device (on iOS, the collapse id is the notification's identifier).
+        var stored = 0, text = body
+        if request.collapseID == nil, request.pushType == .alert, var fields = body.objectValue {
+            fields["collapse_id"] = .string(id)
+            text = .object(fields)
+        }
         let (held, capped) = try waiting(request)
         let uncapped = Self.excluding(capped), awake = Self.excluding(held.keys)
         do throws(StoreError) {
@@ -329,7 +335,7 @@ public final class PushService: Sendable {
                 let underCap = uncapped == nil ? reachable : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted).meeting(uncapped))
                 let optedOut = unmuted == nil ? 0 : try SendDevices.count(request.audience, rows: zoned) - reachable
                 try jobs.createSend(
-                    id: id, request: body.jsonText, total: devices.expected,
+                    id: id, request: text.jsonText, total: devices.expected,
                     suppressed: ["opted_out": optedOut, "frequency_cap": reachable - underCap, "quiet_hours": underCap - devices.expected], kind: request.kind)
                 var count = 0
                 while let chunk = try devices.nextChunk().map({ SendChunk($0, request.payload) }) {

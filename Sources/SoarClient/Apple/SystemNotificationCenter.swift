@@ -30,6 +30,10 @@
         public func setBadgeCount(_ count: Int) async {
             try? await UNUserNotificationCenter.current().setBadgeCount(count)
         }
+
+        public func removeDeliveredNotifications(withIdentifiers identifiers: [String]) async {
+            UNUserNotificationCenter.current().removeDeliveredNotifications(withIdentifiers: identifiers)
+        }
     }
 
     extension PresentationOptions {

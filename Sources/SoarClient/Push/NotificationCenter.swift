@@ -42,6 +42,9 @@ public protocol UserNotificationCenter: Sendable {
     /// - Returns: whether notifications are allowed.
     func requestAuthorization(options: AuthorizationOptions) async throws -> Bool
     func setBadgeCount(_ count: Int) async
+    /// Takes these notifications out of Notification Center (a remote notification's identifier
+    /// is its `apns-collapse-id` when it has one).
+    func removeDeliveredNotifications(withIdentifiers identifiers: [String]) async
 }
 
 /// The app's side of APNs registration: `UIApplication.registerForRemoteNotifications()`.

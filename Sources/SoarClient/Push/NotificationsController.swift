@@ -119,6 +119,23 @@ public final class NotificationsController {
         return route
     }
 
+    /// A background notification (`application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`).
+    /// A retraction the server sent (`soar_retract`, the collapse id of the notification it takes
+    /// back) removes that notification from the inbox and from Notification Center.
+    ///
+    /// - Returns: whether it was a retraction.
+    @discardableResult
+    public func didReceiveBackground(_ notification: IncomingNotification) async -> Bool {
+        guard let collapseID = notification.payload.custom[Self.retractKey]?.stringValue else { return false }
+        if let id = notification.serverID { inbox.remove(id) }
+        await center.removeDeliveredNotifications(withIdentifiers: [collapseID])
+        await center.setBadgeCount(inbox.unreadCount)
+        return true
+    }
+
+    /// The payload key of the server's retractions.
+    public static let retractKey = "soar_retract"
+
     /// Marks an inbox entry read, here and on the server.
     public func markRead(_ id: String) async {
         guard inbox.markRead(id) else { return }

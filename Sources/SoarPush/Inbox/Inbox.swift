@@ -29,18 +29,22 @@ enum Inbox {
 
     /// One row per user for `payload`, each with its own id in the payload.
     static func rows(_ payload: Payload, for users: [String]) -> [NewNotification] {
-        let content: AlertContent? = if case .content(let content)? = payload.aps.alert { content } else { nil }
-        let text: String? = if case .text(let text)? = payload.aps.alert { text } else { nil }
-        let title = content?.fields["title"]?.stringValue
-        let body = content?.fields["body"]?.stringValue ?? text
+        let (title, body, json) = row(payload)
         // The payload is written once; each row's copy starts with its own `soar_id`.
-        var object = payload.object
-        object[idKey] = nil
-        let splice = IDSplice(JSONValue.object(object).jsonText)
+        let splice = IDSplice(json)
         return users.map { user in
             let id = RandomUUID.text(RandomUUID.timeOrdered())
             return NewNotification(id: id, userID: user, title: title, body: body, payload: splice.text(withID: id))
         }
+    }
+
+    /// What an inbox row keeps of `payload`: its title, its body, and its JSON without a `soar_id`.
+    static func row(_ payload: Payload) -> (title: String?, body: String?, json: String) {
+        let content: AlertContent? = if case .content(let content)? = payload.aps.alert { content } else { nil }
+        let text: String? = if case .text(let text)? = payload.aps.alert { text } else { nil }
+        var object = payload.object
+        object[idKey] = nil
+        return (content?.fields["title"]?.stringValue, content?.fields["body"]?.stringValue ?? text, JSONValue.object(object).jsonText)
     }
 
     /// A payload's JSON with a `soar_id` in front of its other keys, for many ids: the JSON is

@@ -58,6 +58,17 @@ struct PushEndpoints: Sendable {
             try serviceRole(exchange, "a send's statistics are the server's")
             do throws(PushError) { return .json(200, try push.sendStatus(id: exchange.parameters["id"] ?? "")) } catch { throw Self.serverError(error) }
         }
+        router.add(["POST"], "/functions/v1/sends/{id}/update") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "a send is the server's to change")
+            let body = try withImage(try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") }, exchange.access)
+            do throws(PushError) { return .json(202, try push.updateSend(id: exchange.parameters["id"] ?? "", body: body)) } catch { throw Self.serverError(error) }
+        }
+        router.add(["POST"], "/functions/v1/sends/{id}/retract") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "a send is the server's to retract")
+            do throws(PushError) { return .json(202, try push.retractSend(id: exchange.parameters["id"] ?? "")) } catch { throw Self.serverError(error) }
+        }
         router.add(["POST", "DELETE"], "/api/creator/device_tokens") { exchange throws(ServerError) in
             try gateway.admit(&exchange, apiKeyOptional: true)
             let userID = try caller(exchange, "a device token belongs to a signed-in user")

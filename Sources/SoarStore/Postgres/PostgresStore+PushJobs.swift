@@ -54,6 +54,36 @@ extension PostgresStore {
         }
     }
 
+    public func storeFollowUp(id: String, of original: String, request: String, inbox: InboxChange) throws(StoreError) -> Int? {
+        guard RandomUUID.parse(original) != nil else { return nil }
+        let time = Timestamp.postgres(now())
+        return try run { connection throws(StoreError) -> Int? in
+            guard try !connection.query("SELECT 1 FROM public.push_sends WHERE id = $1", [original]).isEmpty else { return nil }
+            try connection.query(
+                "INSERT INTO public.push_sends (id, request, total, created_at, finished_at) VALUES ($1, $2, 0, $3, NULL)", [id, request, time])
+            let count = try connection.query(
+                """
+                INSERT INTO public.push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id)
+                SELECT $1, user_id, token, environment, bundle_id, gen_random_uuid(), $2, notification_id FROM public.push_jobs WHERE send_id = $3 ORDER BY id
+                RETURNING 1
+                """, [id, time, original]
+            ).count
+            try connection.query(
+                "UPDATE public.push_sends SET total = $1::bigint, stored = $1::bigint, stored_at = now(), finished_at = CASE WHEN $1::bigint = 0 THEN $2::timestamptz END WHERE id = $3",
+                [String(count), time, id])
+            switch inbox {
+            case .update(let title, let body, let payload):
+                try connection.query(
+                    "UPDATE public.notifications SET title = $1, body = $2, payload = jsonb_set($3::jsonb, '{soar_id}', to_jsonb(id::text)) WHERE id IN (SELECT notification_id FROM public.push_jobs WHERE send_id = $4)",
+                    [title, body, payload, original])
+            case .remove:
+                try connection.query("DELETE FROM public.notifications WHERE id IN (SELECT notification_id FROM public.push_jobs WHERE send_id = $1)", [original])
+            }
+            try connection.query("SELECT pg_notify('soar_push_jobs', $1)", [id])
+            return count
+        }
+    }
+
     /// Other processes may be storing their sends right now: only a send nothing was added to for
     /// a minute (its process died) is closed. Every worker runs this now and then.
     public func closePartlyStoredSends() throws(StoreError) {

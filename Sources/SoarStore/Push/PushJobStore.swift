@@ -115,6 +115,14 @@ public struct PushSchedule: Sendable, Equatable {
     }
 }
 
+/// What a follow-up send (an update or a retraction) does to the inbox rows of the send it follows.
+public enum InboxChange: Sendable, Equatable {
+    /// Each row takes this title, body and payload (JSON without `soar_id`: each row's own id goes in).
+    case update(title: String?, body: String?, payload: String)
+    /// The rows are deleted.
+    case remove
+}
+
 /// Suppressed counts share the reasons' table, under this prefix.
 let suppressedPrefix = "suppressed:"
 
@@ -151,6 +159,12 @@ public protocol PushJobStore: Sendable {
     /// Stores part of a send in one transaction: its users' inbox rows (each inbox then trimmed to
     /// `inboxSize`) and their jobs. With `badgeUnread`, each job's badge is its user's unread count.
     func appendToSend(id: String, jobs: [NewPushJob], notifications: [NewNotification], inboxSize: Int, badgeUnread: Bool) throws(StoreError)
+    /// Stores the send `id` going again to every device the send `original` was stored for (each
+    /// job with its inbox row's id and a new apns-id), and changes `original`'s inbox rows, in one
+    /// transaction.
+    ///
+    /// - Returns: the jobs stored; nil when `original` is no send.
+    func storeFollowUp(id: String, of original: String, request: String, inbox: InboxChange) throws(StoreError) -> Int?
     /// Ends the sends a stopped process left partly stored: their total becomes what was stored.
     func closePartlyStoredSends() throws(StoreError)
     /// Makes the send's total what was stored, once all of it is (devices registered or removed

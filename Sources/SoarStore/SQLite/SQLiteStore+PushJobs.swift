@@ -51,6 +51,33 @@ extension SQLiteStore {
         }
     }
 
+    public func storeFollowUp(id: String, of original: String, request: String, inbox: InboxChange) throws(StoreError) -> Int? {
+        let time = Timestamp.postgres(now())
+        return try write { connection throws(StoreError) -> Int? in
+            guard try !connection.statement("SELECT 1 FROM push_sends WHERE id = ?1").rows([.text(original)]).isEmpty else { return nil }
+            let before = try connection.statement("SELECT coalesce(max(id), 0) FROM push_jobs").rows([]).first?.first ?? .integer(0)
+            try connection.statement("INSERT INTO push_sends (id, request, total, created_at, first_job_id) VALUES (?1, ?2, 0, ?3, ?4 + 1)")
+                .run([.text(id), .text(request), .text(time), before])
+            try connection.statement(
+                """
+                INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id)
+                SELECT ?1, user_id, token, environment, bundle_id, gen_random_uuid(), ?2, notification_id FROM push_jobs WHERE send_id = ?3 ORDER BY id
+                """
+            ).run([.text(id), .text(time), .text(original)])
+            let count = Int(Self.integer(try connection.statement("SELECT count(*) FROM push_jobs WHERE id > ?1").rows([before]).first?[0] ?? .integer(0)))
+            try connection.statement("UPDATE push_sends SET total = ?1, stored = ?1, finished_at = CASE WHEN ?1 = 0 THEN ?2 END WHERE id = ?3")
+                .run([.integer(Int64(count)), .text(time), .text(id)])
+            switch inbox {
+            case .update(let title, let body, let payload):
+                try connection.statement("UPDATE notifications SET title = ?1, body = ?2, payload = json_set(?3, '$.soar_id', id) WHERE id IN (SELECT notification_id FROM push_jobs WHERE send_id = ?4)")
+                    .run([Self.optional(title), Self.optional(body), .text(payload), .text(original)])
+            case .remove:
+                try connection.statement("DELETE FROM notifications WHERE id IN (SELECT notification_id FROM push_jobs WHERE send_id = ?1)").run([.text(original)])
+            }
+            return count
+        }
+    }
+
     public func closePartlyStoredSends() throws(StoreError) {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in

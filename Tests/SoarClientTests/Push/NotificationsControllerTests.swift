@@ -32,6 +32,18 @@ import Testing
         #expect(await events.next() == .tokenChanged("deadbeef00010203"))
     }
 
+    @Test func aRetractionTakesTheNotificationOutOfTheInboxAndNotificationCenter() async {
+        let (controller, center, _) = controller(status: .authorized)
+        _ = await controller.willPresent(Self.notification("Sale", ["soar_id": "row-1"]))
+        _ = await controller.willPresent(Self.notification("Other", ["soar_id": "row-2"]))
+        #expect(controller.unreadCount == 2 && center.badge == 2)
+        let other = IncomingNotification(payload: Payload(aps: APS(fields: ["content-available": 1]), custom: ["sync": true]))
+        #expect(await controller.didReceiveBackground(other) == false && controller.inbox.entries.count == 2, "not Soar's: nothing changes")
+        let retraction = IncomingNotification(payload: Payload(aps: APS(fields: ["content-available": 1]), custom: ["soar_retract": "send-1", "soar_id": "row-1"]))
+        #expect(await controller.didReceiveBackground(retraction))
+        #expect(controller.inbox.entries.map(\.id) == ["row-2"] && center.removed == ["send-1"] && center.badge == 1)
+    }
+
     @Test func aDenialNeverRegisters() async {
         let (controller, _, registration) = controller(grants: false)
         #expect(await controller.requestAuthorization() == false)
