@@ -15,3 +15,8 @@ request = function()
   counter = counter + 1
   return wrk.format("GET", "/storage/v1/render/image/public/bench/photos/" .. photo .. ".jpg?width=128&height=128&format=webp&quality=" .. quality)
 end
+
+-- Only renders count: an error answer would look like speed.
+function response(status)
+  if status ~= 200 then error("render answered " .. status) end
+end
