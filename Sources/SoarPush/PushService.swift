@@ -236,6 +236,7 @@ public final class PushService: Sendable {
     ///
     /// - Throws: ``PushError`` 400 for a bad body, 503 when APNs is not configured or the store fails.
     public func sendPush(body: JSONValue) throws(PushError) -> JSONValue {
+        let body = try expandingTemplate(body)
         let request = try read(body)
         if request.dryRun { return try count(request) }
         guard worker != nil else {
@@ -338,7 +339,7 @@ public final class PushService: Sendable {
                     id: id, request: text.jsonText, total: devices.expected,
                     suppressed: ["opted_out": optedOut, "frequency_cap": reachable - underCap, "quiet_hours": underCap - devices.expected], kind: request.kind)
                 var count = 0
-                while let chunk = try devices.nextChunk().map({ SendChunk($0, request.payload) }) {
+                while let chunk = try devices.nextChunk().map({ SendChunk($0, request) }) {
                     try jobs.appendToSend(
                         id: id, jobs: chunk.jobs, notifications: chunk.notifications, inboxSize: inboxSize, badgeUnread: request.badgeUnread)
                     worker.wake()

@@ -8,6 +8,8 @@ public struct Device: Sendable, Equatable {
     public let bundleID: String?
     /// As stored (ISO 8601 text), kept to write it back unchanged.
     public let updatedAt: String
+    /// The locale it registered (`device_tokens.locale`), which picks a template's variant.
+    public var locale: String? = nil
 
     /// The token as results show it: enough to recognise, not enough to use.
     public var shortToken: String {

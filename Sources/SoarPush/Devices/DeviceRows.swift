@@ -138,7 +138,7 @@ struct DeviceRows: Sendable {
     }
 
     /// The fields push reads of a row, wherever the app's table has them.
-    private static let fields = ["user_id", "token", "environment", "bundle_id", "updated_at"]
+    private static let fields = ["user_id", "token", "environment", "bundle_id", "updated_at", "locale"]
 
     private func device(_ row: StoredRow, in table: Table) -> Device {
         func text(_ field: Int) -> String? {
@@ -147,6 +147,6 @@ struct DeviceRows: Sendable {
         }
         return Device(
             userID: text(0) ?? "", token: text(1) ?? "", environment: text(2).flatMap(PushEnvironment.init(named:)), bundleID: text(3),
-            updatedAt: text(4) ?? "")
+            updatedAt: text(4) ?? "", locale: text(5))
     }
 }

@@ -125,18 +125,27 @@ final class PushWorker: Sendable {
         }
     }
 
-    /// A send as the worker uses it: its request and the notification every job starts from.
+    /// A send as the worker uses it: its request and the notification every job starts from, one
+    /// per locale variant.
     private struct Prepared: Sendable {
+        struct Variant: Sendable {
+            let notification: APNsNotification
+            /// The payload's JSON, for a `soar_id` in front of it.
+            let splice: Inbox.IDSplice
+        }
+
         let request: SendPushRequest
-        let notification: APNsNotification
-        /// The payload's JSON, for a `soar_id` in front of it.
-        let splice: Inbox.IDSplice
+        let variants: [String?: Variant]
 
         init(request: SendPushRequest) {
             self.request = request
-            notification = request.notification
-            splice = Inbox.IDSplice(String(decoding: notification.encodedPayload, as: UTF8.self))
+            variants = ([nil] + request.localizedAlerts.keys.map(Optional.some)).reduce(into: [:]) { variants, key in
+                let notification = request.notification(variant: key)
+                variants[key] = Variant(notification: notification, splice: Inbox.IDSplice(String(decoding: notification.encodedPayload, as: UTF8.self)))
+            }
         }
+
+        func variant(_ key: String?) -> Variant { variants[key] ?? variants[nil]! }
     }
 
     /// Sends `jobs`; returns once APNs answered each, with the tasks committing their outcomes.
@@ -203,7 +212,8 @@ final class PushWorker: Sendable {
 
     /// The job's notification: the send's, with this job's apns-id, inbox id and badge.
     private func notification(_ job: PushJob, _ send: Prepared) -> APNsNotification {
-        var notification = send.notification
+        let variant = send.variant(job.variant)
+        var notification = variant.notification
         notification.apnsID = RandomUUID.parse(job.apnsID)
         if let badge = job.badge {
             var payload = notification.payload
@@ -213,7 +223,7 @@ final class PushWorker: Sendable {
         } else if let id = job.notificationID {
             var payload = notification.payload
             payload.custom[Inbox.idKey] = .string(id)
-            notification.setPayload(payload, encoded: send.splice.json(withID: id))
+            notification.setPayload(payload, encoded: variant.splice.json(withID: id))
         }
         return notification
     }

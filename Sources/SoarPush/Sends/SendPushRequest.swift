@@ -53,12 +53,15 @@ public struct SendPushRequest: Sendable {
     }
     /// `"badge": "unread"`: each device's `aps.badge` is its user's unread inbox count.
     public var badgeUnread = false
+    /// `localized_alerts` (what a template becomes): locale → `aps.alert`, each device getting the
+    /// one its locale matches (``LocaleMatch``) and the rest ``payload``'s.
+    public var localizedAlerts: [String: JSONValue] = [:]
 
     /// - Throws: ``PushError`` 400 naming the field that is missing, of the wrong type or out of range.
     public init(json: JSONValue) throws(PushError) {
         guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
         let known: Set<String> = [
-            "user_ids", "tokens", "topic", "segment", "dry_run", "send_at", "local_time", "time_zones", "within_users", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind",
+            "user_ids", "tokens", "topic", "segment", "dry_run", "send_at", "local_time", "time_zones", "within_users", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind", "localized_alerts", "template", "data",
         ]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
@@ -98,6 +101,7 @@ public struct SendPushRequest: Sendable {
             default: throw .invalid("\(name) must be a string")
             }
         }
+        guard object["template"] == nil || object["template"] == .null else { throw .invalid("template is read by the server's send-push only") }
         if let value = object["payload"], value != .null {
             guard try text("title") == nil, try text("body") == nil else { throw .invalid("give payload or title and body, not both") }
             guard let fields = value.objectValue else { throw .invalid("payload must be a JSON object with \"aps\"") }
@@ -167,7 +171,38 @@ public struct SendPushRequest: Sendable {
             guard badge == .string("unread") else { throw .invalid("badge must be \"unread\" (a fixed badge goes in payload.aps.badge)") }
             badgeUnread = true
         }
+        if let value = object["localized_alerts"], value != .null {
+            guard let alerts = value.objectValue, alerts.count <= 200 else { throw .invalid("localized_alerts must be an object of locales' alerts, 200 at most") }
+            for (locale, alert) in alerts {
+                guard let key = LocaleMatch.normalized(locale) else { throw .invalid("localized_alerts: \"\(locale)\" is not a locale such as en, fr-CA or zh-Hant-TW") }
+                guard alert.objectValue != nil || alert.stringValue != nil else { throw .invalid("localized_alerts.\(locale) must be an alert, as aps.alert is") }
+                var fields = payload.aps.fields
+                fields["alert"] = alert
+                do { _ = try APS(validating: fields) } catch { throw .invalid("localized_alerts.\(locale): \(error.description)") }
+                localizedAlerts[key] = alert
+                do throws(PushError) {
+                    try Inbox.checkSendable(notification(variant: key), badge: badgeUnread)
+                } catch {
+                    throw .invalid("localized_alerts.\(locale): \(error.message)")
+                }
+            }
+        }
         try Inbox.checkSendable(notification, badge: badgeUnread)
+    }
+
+    /// The payload a device of this locale variant gets (nil: the default).
+    public func payload(variant: String?) -> Payload {
+        guard let variant, let alert = localizedAlerts[variant] else { return payload }
+        var localized = payload
+        localized.aps.fields["alert"] = alert
+        return localized
+    }
+
+    /// ``notification`` for a locale variant.
+    public func notification(variant: String?) -> APNsNotification {
+        var notification = notification
+        if variant != nil { notification.payload = payload(variant: variant) }
+        return notification
     }
 
     /// The notification every device gets (token, topic and apns-id are each device's).

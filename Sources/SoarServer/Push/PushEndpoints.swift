@@ -58,6 +58,28 @@ struct PushEndpoints: Sendable {
             try serviceRole(exchange, "a send's statistics are the server's")
             do throws(PushError) { return .json(200, try push.sendStatus(id: exchange.parameters["id"] ?? "")) } catch { throw Self.serverError(error) }
         }
+        router.add(["GET"], "/functions/v1/templates") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "templates are the server's")
+            do throws(PushError) { return .json(200, try push.templates()) } catch { throw Self.serverError(error) }
+        }
+        router.add(["GET", "PUT", "DELETE"], "/functions/v1/templates/{name}") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "templates are the server's")
+            let name = exchange.parameters["name"] ?? ""
+            let body = exchange.request.method == "PUT" ? try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") } : .null
+            do throws(PushError) {
+                switch exchange.request.method {
+                case "PUT":
+                    let saved = try push.saveTemplate(name: name, body: body)
+                    return .json(saved.created ? 201 : 200, saved.template)
+                case "DELETE": return .json(200, try push.deleteTemplate(name: name))
+                default: return .json(200, try push.template(name: name))
+                }
+            } catch {
+                throw Self.serverError(error)
+            }
+        }
         router.add(["POST"], "/functions/v1/sends/{id}/update") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
             try serviceRole(exchange, "a send is the server's to change")

@@ -130,7 +130,7 @@ extension PostgresStore {
     }
 
     /// Soar's own tables in public, which the data API does not serve.
-    static let internalTables: Set<String> = ["soar_migrations", "push_sends", "push_send_reasons", "push_jobs", "push_schedules"]
+    static let internalTables: Set<String> = ["soar_migrations", "push_sends", "push_send_reasons", "push_jobs", "push_schedules", "push_templates"]
 
     /// The data API's schema from the catalog, as PostgREST's schema cache reads it.
     static func catalog(on connection: PGConnection) throws(StoreError) -> Schema {

@@ -35,13 +35,13 @@ extension PostgresStore {
                 let chunk = jobs[start..<min(start + 5_000, jobs.count)]
                 try connection.query(
                     """
-                    INSERT INTO public.push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, badge)
-                    SELECT $1, u, t, e, b, a::uuid, $2, n::uuid, g::bigint
-                    FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[]) AS j(u, t, e, b, a, n, g)
+                    INSERT INTO public.push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, badge, variant)
+                    SELECT $1, u, t, e, b, a::uuid, $2, n::uuid, g::bigint, v
+                    FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[]) AS j(u, t, e, b, a, n, g, v)
                     """,
                     [id, time, Self.array(chunk.map(\.userID)), Self.array(chunk.map(\.token)), Self.array(chunk.map(\.environment)),
                      Self.array(chunk.map(\.bundleID)), Self.array(chunk.map(\.apnsID)), Self.array(chunk.map(\.notificationID)),
-                     Self.array(chunk.map { $0.badge.map(String.init) })])
+                     Self.array(chunk.map { $0.badge.map(String.init) }), Self.array(chunk.map(\.variant))])
             }
             if badgeUnread {
                 try connection.query(
@@ -63,8 +63,8 @@ extension PostgresStore {
                 "INSERT INTO public.push_sends (id, request, total, created_at, finished_at) VALUES ($1, $2, 0, $3, NULL)", [id, request, time])
             let count = try connection.query(
                 """
-                INSERT INTO public.push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id)
-                SELECT $1, user_id, token, environment, bundle_id, gen_random_uuid(), $2, notification_id FROM public.push_jobs WHERE send_id = $3 ORDER BY id
+                INSERT INTO public.push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, variant)
+                SELECT $1, user_id, token, environment, bundle_id, gen_random_uuid(), $2, notification_id, variant FROM public.push_jobs WHERE send_id = $3 ORDER BY id
                 RETURNING 1
                 """, [id, time, original]
             ).count
@@ -143,13 +143,14 @@ extension PostgresStore {
                 FROM (SELECT id FROM public.push_jobs WHERE state = 'pending' AND (lease_until IS NULL OR lease_until < now())
                       ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) claimed
                 WHERE j.id = claimed.id
-                RETURNING j.id, j.send_id, j.user_id, j.token, j.environment, j.bundle_id, j.apns_id, j.notification_id, j.badge, j.attempts
+                RETURNING j.id, j.send_id, j.user_id, j.token, j.environment, j.bundle_id, j.apns_id, j.notification_id, j.badge, j.attempts, j.variant
                 """,
                 [owner, String(leaseSeconds), String(limit)]
             ).map { row in
                 PushJob(
                     id: Int64(row[0] ?? "") ?? 0, sendID: row[1] ?? "", userID: row[2], token: row[3] ?? "", environment: row[4],
-                    bundleID: row[5], apnsID: row[6] ?? "", notificationID: row[7], badge: row[8].flatMap { Int($0) }, attempts: Int(row[9] ?? "") ?? 1)
+                    bundleID: row[5], apnsID: row[6] ?? "", notificationID: row[7], badge: row[8].flatMap { Int($0) }, attempts: Int(row[9] ?? "") ?? 1,
+                    variant: row[10])
             }
             .sorted { $0.id < $1.id }
         }

@@ -11,8 +11,14 @@ public struct NewPushJob: Sendable {
     public let notificationID: String?
     /// `aps.badge` for this device, when the send asked for the unread count.
     public let badge: Int?
+    /// The send's locale variant this device gets (its locale, as matched); nil: the send's payload.
+    public let variant: String?
 
-    public init(userID: String?, token: String, environment: String?, bundleID: String?, apnsID: String, notificationID: String? = nil, badge: Int? = nil) {
+    public init(
+        userID: String?, token: String, environment: String?, bundleID: String?, apnsID: String, notificationID: String? = nil, badge: Int? = nil,
+        variant: String? = nil
+    ) {
+        self.variant = variant
         self.userID = userID
         self.token = token
         self.environment = environment
@@ -54,6 +60,8 @@ public struct PushJob: Sendable, Equatable {
     public let badge: Int?
     /// How many times it was claimed: above 1, an earlier worker may have sent it already.
     public let attempts: Int
+    /// The send's locale variant it carries; nil: the send's payload.
+    public var variant: String? = nil
 }
 
 /// A job's one final outcome.
@@ -165,6 +173,15 @@ public protocol PushJobStore: Sendable {
     ///
     /// - Returns: the jobs stored; nil when `original` is no send.
     func storeFollowUp(id: String, of original: String, request: String, inbox: InboxChange) throws(StoreError) -> Int?
+    /// Stores a push template's definition (JSON text) under `name`, replacing one of that name.
+    ///
+    /// - Returns: whether one was replaced.
+    func saveTemplate(name: String, definition: String) throws(StoreError) -> Bool
+    func template(name: String) throws(StoreError) -> String?
+    /// Every template's definition, by name.
+    func templates() throws(StoreError) -> [String]
+    /// - Returns: whether there was one.
+    func deleteTemplate(name: String) throws(StoreError) -> Bool
     /// Ends the sends a stopped process left partly stored: their total becomes what was stored.
     func closePartlyStoredSends() throws(StoreError)
     /// Makes the send's total what was stored, once all of it is (devices registered or removed

@@ -32,11 +32,11 @@ extension SQLiteStore {
             // This transaction is the chunk's alone: the jobs after the last one now are its own.
             let before = try connection.statement("SELECT coalesce(max(id), 0) FROM push_jobs").rows([]).first?.first ?? .integer(0)
             let insert = try connection.statement(
-                "INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, badge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
+                "INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, badge, variant) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
             for job in jobs {
                 try insert.run([
                     .text(id), Self.optional(job.userID), .text(job.token), Self.optional(job.environment), Self.optional(job.bundleID),
-                    .text(job.apnsID), .text(time), Self.optional(job.notificationID), job.badge.map { .integer(Int64($0)) } ?? .null,
+                    .text(job.apnsID), .text(time), Self.optional(job.notificationID), job.badge.map { .integer(Int64($0)) } ?? .null, Self.optional(job.variant),
                 ])
             }
             if badgeUnread {
@@ -60,8 +60,8 @@ extension SQLiteStore {
                 .run([.text(id), .text(request), .text(time), before])
             try connection.statement(
                 """
-                INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id)
-                SELECT ?1, user_id, token, environment, bundle_id, gen_random_uuid(), ?2, notification_id FROM push_jobs WHERE send_id = ?3 ORDER BY id
+                INSERT INTO push_jobs (send_id, user_id, token, environment, bundle_id, apns_id, updated_at, notification_id, variant)
+                SELECT ?1, user_id, token, environment, bundle_id, gen_random_uuid(), ?2, notification_id, variant FROM push_jobs WHERE send_id = ?3 ORDER BY id
                 """
             ).run([.text(id), .text(time), .text(original)])
             let count = Int(Self.integer(try connection.statement("SELECT count(*) FROM push_jobs WHERE id > ?1").rows([before]).first?[0] ?? .integer(0)))
@@ -162,7 +162,7 @@ extension SQLiteStore {
                 rows = try read { connection throws(StoreError) in
                     try connection.statement(
                         """
-                        SELECT id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge, attempts FROM push_jobs
+                        SELECT id, send_id, user_id, token, environment, bundle_id, apns_id, notification_id, badge, attempts, variant FROM push_jobs
                         WHERE id >= ?1 AND id <= ?2 AND NOT EXISTS (SELECT 1 FROM push_outcomes WHERE job_id = push_jobs.id) ORDER BY id LIMIT ?3
                         """
                     ).rows([.integer(range.lowerBound), .integer(range.upperBound), .integer(Int64(limit))])
@@ -191,7 +191,8 @@ extension SQLiteStore {
                 return PushJob(
                     id: id, sendID: Self.text(row[1]) ?? "", userID: Self.text(row[2]), token: Self.text(row[3]) ?? "",
                     environment: Self.text(row[4]), bundleID: Self.text(row[5]), apnsID: Self.text(row[6]) ?? "", notificationID: Self.text(row[7]),
-                    badge: row[8] == .null ? nil : Int(Self.integer(row[8])), attempts: Int(Self.integer(row[9])) + claims.attempts(of: id))
+                    badge: row[8] == .null ? nil : Int(Self.integer(row[8])), attempts: Int(Self.integer(row[9])) + claims.attempts(of: id),
+                    variant: Self.text(row[10]))
             }
         }
     }
