@@ -42,4 +42,33 @@ import Testing
         let ordered = try await send(#"{"segment":"order=locale","title":"a","body":"b"}"#)
         #expect(ordered.status == 400 && ordered.text.contains("only filters"), "\(ordered.text)")
     }
+
+    @Test func aSegmentFiltersOnTheAppsOwnUserAttributes() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        // Three users: a Paris profile with an active subscription, a Paris profile without, a Lyon one with.
+        let people = [("Paris", true), ("Paris", false), ("Lyon", true)]
+        for (n, person) in people.enumerated() {
+            let user = try await fixture.signUp("attributes\(n)@example.com")
+            #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.token(10 + n))","platform":"ios","locale":"fr_FR"}"#).status == 201)
+            #expect(try await fixture.call("POST", "/rest/v1/profiles", bearer: user.token, body: #"{"location":"\#(person.0)"}"#).status == 201)
+            if person.1 {
+                let subscription = #"{"user_id":"\#(user.id)","product_id":"pro.monthly","status":"active"}"#
+                #expect(try await fixture.call("POST", "/rest/v1/subscriptions", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey], body: subscription).status == 201)
+            }
+        }
+        func count(_ segment: String) async throws -> ServerFixture.Answer {
+            try await fixture.sendPush(#"{"segment":"\#(segment)","title":"a","body":"b","dry_run":true}"#)
+        }
+        #expect(try await count("profiles.location=eq.Paris").object["devices"] == 2)
+        #expect(try await count("profiles.location=eq.Paris&subscriptions.status=eq.active").object["devices"] == 1, "two tables, each by its own key")
+        #expect(try await count("locale=like.fr*&subscriptions.status=eq.active&subscriptions.product_id=like.pro*").object["devices"] == 2)
+        let sent = try await fixture.sendPush(#"{"segment":"profiles.location=eq.Lyon","title":"Lyon","body":"b"}"#)
+        #expect(sent.status == 202 && sent.object["devices"] == 1, "\(sent.text)")
+        #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.map(\.token) == [Self.token(12)] })
+        let unknownTable = try await count("planets.name=eq.Mars")
+        #expect(unknownTable.status == 400 && unknownTable.text.contains("planets is not a table"), "\(unknownTable.text)")
+        let unknownColumn = try await count("profiles.shoe_size=eq.42")
+        #expect(unknownColumn.status == 400 && unknownColumn.text.contains("shoe_size"), "\(unknownColumn.text)")
+    }
 }
