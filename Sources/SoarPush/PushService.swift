@@ -27,7 +27,7 @@ public final class PushService: Sendable {
     private let frequencyCaps: [String: Int]
     /// A claimed schedule no process finished in this long is claimed again (its send's id keeps
     /// a second run from sending twice).
-    static let staleClaim: TimeInterval = 60
+    public static let staleClaim: TimeInterval = 60
     let worker: PushWorker?
     private let metrics = PushMetrics()
     /// send-test-push's inbox rows, off the threads deliveries run on.
@@ -88,9 +88,12 @@ public final class PushService: Sendable {
                     try? jobs.finishSchedule(id: schedule.id, cancelled: true)
                     continue
                 }
-                _ = try store(request, body: body, id: schedule.id)
-                try? jobs.finishSchedule(id: schedule.id, cancelled: false)
-            } catch where error.code == "send_exists" {
+                do throws(PushError) {
+                    _ = try store(request, body: body, id: schedule.id)
+                } catch where error.code == "send_exists" {
+                    // An earlier run stored it, or part of it before it stopped: the rest is stored now.
+                    _ = try store(request, body: body, id: schedule.id, resuming: true)
+                }
                 try? jobs.finishSchedule(id: schedule.id, cancelled: false)
             } catch where error.status < 500 {
                 // What was valid when scheduled no longer is (the topic lost its followers, a
@@ -306,8 +309,16 @@ public final class PushService: Sendable {
     ///
     /// - Throws: ``PushError`` 404 for a topic nobody follows, 503 when the store fails, and the
     ///   store's 23505 (as a 409 `send_exists`) when a send of that id was stored already.
-    private func store(_ request: SendPushRequest, body: JSONValue, id: String) throws(PushError) -> JSONValue {
+    ///
+    /// With `resuming`, the send of that id is stored already, perhaps partly: only what a
+    /// stopped run left out is stored.
+    private func store(_ request: SendPushRequest, body: JSONValue, id: String, resuming: Bool = false) throws(PushError) -> JSONValue {
         guard let worker else { throw .notConfigured([]) }
+        var partial: (lastUser: String?, userlessTokens: Set<String>)?
+        if resuming {
+            do { partial = try jobs.partlyStored(id: id) } catch { throw PushError(503, "store_unavailable", error.message) }
+            guard partial != nil else { return ["send_id": .string(id), "devices": 0, "status": .string("/functions/v1/sends/\(id)")] }
+        }
         if case .topic(let topic) = request.audience {
             // A topic nobody follows is likely a typo: said, not sent to no one in silence.
             let followed: Bool
@@ -321,8 +332,10 @@ public final class PushService: Sendable {
             fields["collapse_id"] = .string(id)
             text = .object(fields)
         }
-        let (held, capped) = try waiting(request)
+        var (held, capped) = try waiting(request)
         let uncapped = Self.excluding(capped), awake = Self.excluding(held.keys)
+        // Users up to the last one stored were dealt with (sent to, or held) by the stopped run.
+        if let last = partial?.lastUser { held = held.filter { $0.key > last } }
         do throws(StoreError) {
             // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
             // priority than the deliveries and the other requests.
@@ -331,13 +344,17 @@ public final class PushService: Sendable {
                 let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
                 let zoned = rows.meeting(request.restriction)
                 var devices = try SendDevices(request.audience, rows: zoned.meeting(unmuted).meeting(uncapped).meeting(awake))
-                let plain = unmuted == nil && uncapped == nil && awake == nil
-                let reachable = plain ? devices.expected : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
-                let underCap = uncapped == nil ? reachable : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted).meeting(uncapped))
-                let optedOut = unmuted == nil ? 0 : try SendDevices.count(request.audience, rows: zoned) - reachable
-                try jobs.createSend(
-                    id: id, request: text.jsonText, total: devices.expected,
-                    suppressed: ["opted_out": optedOut, "frequency_cap": reachable - underCap, "quiet_hours": underCap - devices.expected], kind: request.kind)
+                if let partial {
+                    devices.skipStored(lastUser: partial.lastUser, userlessTokens: partial.userlessTokens)
+                } else {
+                    let plain = unmuted == nil && uncapped == nil && awake == nil
+                    let reachable = plain ? devices.expected : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
+                    let underCap = uncapped == nil ? reachable : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted).meeting(uncapped))
+                    let optedOut = unmuted == nil ? 0 : try SendDevices.count(request.audience, rows: zoned) - reachable
+                    try jobs.createSend(
+                        id: id, request: text.jsonText, total: devices.expected,
+                        suppressed: ["opted_out": optedOut, "frequency_cap": reachable - underCap, "quiet_hours": underCap - devices.expected], kind: request.kind)
+                }
                 var count = 0
                 while let chunk = try devices.nextChunk().map({ SendChunk($0, request) }) {
                     try jobs.appendToSend(
@@ -345,7 +362,7 @@ public final class PushService: Sendable {
                     worker.wake()
                     count += chunk.jobs.count
                 }
-                if count != devices.expected { try jobs.settleTotal(id: id) }
+                try jobs.finishStoring(id: id)
                 return count
             }
         } catch where error.code == "23505" {

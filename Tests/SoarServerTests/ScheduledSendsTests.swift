@@ -1,6 +1,9 @@
 import Foundation
 import SoarCore
 import SoarEmulator
+import SoarPush
+import SoarServer
+import SoarStore
 import SoarTesting
 import Testing
 
@@ -53,5 +56,40 @@ import Testing
         #expect(bad.status == 400 && bad.text.contains("send_at"), "\(bad.text)")
         let wallClock = try await send(#"{"user_ids":["\#(user.id)"],"title":"a","body":"b","send_at":"2027-01-01T09:00:00"}"#)
         #expect(wallClock.status == 400 && wallClock.text.contains("offset"), "a time without its offset: \(wallClock.text)")
+    }
+
+    @Test func aSendAStoppedRunStoredPartOfIsFinishedNotTakenForSent() async throws {
+        let time = ManualTime(Date())
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        var devices: [(user: String, token: String)] = []
+        for n in 0..<5 {
+            let user = try await fixture.signUp("resumed\(n)@example.com")
+            let token = String(format: "%02x", 0xa0 + n) + String(repeating: "5d", count: 31)
+            #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(token)","platform":"ios"}"#).status == 201)
+            devices.append((user.id, token))
+        }
+        devices.sort { $0.user < $1.user }
+        let ids = devices.map { "\"\($0.user)\"" }.joined(separator: ",")
+        let scheduled = try await fixture.sendPush(
+            #"{"user_ids":[\#(ids)],"title":"Later","body":"b","send_at":"\#(Timestamp.format(time.date.addingTimeInterval(3600)))"}"#)
+        let id = try #require(scheduled.object["schedule_id"]?.stringValue)
+        // A run that claimed it and stored the first two users' devices, then stopped.
+        let store = fixture.server.store
+        let request = try #require(try store.schedule(id: id)?.request)
+        _ = try store.claimDueSchedule(now: Timestamp.postgres(time.date.addingTimeInterval(3600)), stale: Timestamp.postgres(time.date))
+        try store.createSend(id: id, request: request, total: 5)
+        try store.appendToSend(
+            id: id, jobs: devices.prefix(2).map { NewPushJob(userID: $0.user, token: $0.token, environment: nil, bundleID: nil, apnsID: RandomUUID.lowercase()) },
+            notifications: [], inboxSize: 500, badgeUnread: false)
+
+        // Its claim goes stale: the next run stores the other three users' devices, not all five again.
+        time.advance(by: 3600 + PushService.staleClaim + 1)
+        #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 5 })
+        let tokens = emulator.emulator.state.deliveries.map(\.token)
+        #expect(Set(tokens) == Set(devices.map(\.token)) && tokens.count == 5, "each device once")
+        let stats = try await fixture.finishedSend(id)
+        #expect(stats["total"] == 5 && stats["delivered"] == 5, "\(stats)")
+        #expect(try await fixture.call("GET", "/functions/v1/schedules/\(id)", bearer: fixture.serviceKey).object["status"] == "sent")
     }
 }

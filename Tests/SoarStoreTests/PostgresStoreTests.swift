@@ -161,7 +161,7 @@ import SoarSchema
         let claimed = try store.claimJobs(owner: "a", limit: 10, leaseSeconds: 60)
         try store.finishJobs(claimed.map { PushJobResult(jobID: $0.id, delivered: true, reason: nil, environment: nil, removed: false) })
         #expect(try store.sendSummary(id: send)?.finishedAt == nil)
-        try store.settleTotal(id: send)
+        try store.finishStoring(id: send)
         let summary = try #require(try store.sendSummary(id: send))
         #expect(summary.total == 2 && summary.pending == 0 && summary.finishedAt != nil)
     }

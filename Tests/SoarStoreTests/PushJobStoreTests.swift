@@ -39,13 +39,13 @@ import Testing
         let jobs = try store.claimJobs(owner: "w", limit: 10, leaseSeconds: 10)
         try store.finishJobs(jobs.map { PushJobResult(jobID: $0.id, delivered: true, reason: nil, environment: nil, removed: false) })
         #expect(try store.sendSummary(id: "fewer")?.finishedAt == nil, "still waiting for a third job")
-        try store.settleTotal(id: "fewer")
+        try store.finishStoring(id: "fewer")
         var summary = try #require(try store.sendSummary(id: "fewer"))
         #expect(summary.total == 2 && summary.pending == 0 && summary.finishedAt != nil)
         // Counted none; one was registered meanwhile: the send is not finished until it is sent.
         try store.createSend(id: "more", request: "{}", total: 0)
         try store.appendToSend(id: "more", jobs: [job(3)], notifications: [], inboxSize: 500, badgeUnread: false)
-        try store.settleTotal(id: "more")
+        try store.finishStoring(id: "more")
         summary = try #require(try store.sendSummary(id: "more"))
         #expect(summary.total == 1 && summary.pending == 1 && summary.finishedAt == nil)
     }

@@ -80,6 +80,20 @@ struct SendDevices {
         self.page = page
     }
 
+    /// Leaves out what a stopped run stored already: the users up to `lastUser` (their devices
+    /// were stored together) and the devices of no user among `userlessTokens`.
+    mutating func skipStored(lastUser: String?, userlessTokens: Set<String>) {
+        if rows != nil {
+            after = lastUser
+            (page, start) = ([], 0)
+        } else {
+            page = page[start...].filter { device in
+                device.userID.isEmpty ? !userlessTokens.contains(device.token) : lastUser.map { device.userID > $0 } ?? true
+            }
+            start = 0
+        }
+    }
+
     /// The next chunk; nil after the last.
     mutating func nextChunk() throws(StoreError) -> ArraySlice<Device>? {
         while start == page.count {

@@ -7,7 +7,7 @@ extension PostgresStore {
         let time = Timestamp.postgres(now())
         try run { connection throws(StoreError) in
             try connection.query(
-                "INSERT INTO public.push_sends (id, request, total, created_at, finished_at, kind) VALUES ($1, $2, $3, $4, $5, $6)",
+                "INSERT INTO public.push_sends (id, request, total, created_at, finished_at, kind, stored_all) VALUES ($1, $2, $3, $4, $5, $6, false)",
                 [id, request, String(total), time, total == 0 ? time : nil, kind])
             for (why, count) in suppressed where count > 0 {
                 try connection.query("INSERT INTO public.push_send_reasons (send_id, reason, count) VALUES ($1, $2, $3)", [id, suppressedPrefix + why, String(count)])
@@ -95,12 +95,22 @@ extension PostgresStore {
         }
     }
 
-    public func settleTotal(id: String) throws(StoreError) {
+    public func finishStoring(id: String) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try run { connection throws(StoreError) in
             try connection.query(
-                "UPDATE public.push_sends SET total = stored, finished_at = CASE WHEN delivered + failed >= stored THEN coalesce(finished_at, $1::timestamptz) END WHERE id = $2",
+                "UPDATE public.push_sends SET total = stored, stored_all = true, finished_at = CASE WHEN delivered + failed >= stored THEN coalesce(finished_at, $1::timestamptz) END WHERE id = $2",
                 [time, id])
+        }
+    }
+
+    public func partlyStored(id: String) throws(StoreError) -> (lastUser: String?, userlessTokens: Set<String>)? {
+        guard RandomUUID.parse(id) != nil else { return nil }
+        return try run { connection throws(StoreError) -> (lastUser: String?, userlessTokens: Set<String>)? in
+            guard try !connection.query("SELECT 1 FROM public.push_sends WHERE id = $1 AND NOT stored_all", [id]).isEmpty else { return nil }
+            let last = try connection.query("SELECT max(user_id::text) FROM public.push_jobs WHERE send_id = $1", [id]).first?.first ?? nil
+            let tokens = try connection.query("SELECT token FROM public.push_jobs WHERE send_id = $1 AND user_id IS NULL", [id]).compactMap { $0.first ?? nil }
+            return (last, Set(tokens))
         }
     }
 

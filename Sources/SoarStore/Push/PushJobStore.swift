@@ -184,9 +184,13 @@ public protocol PushJobStore: Sendable {
     func deleteTemplate(name: String) throws(StoreError) -> Bool
     /// Ends the sends a stopped process left partly stored: their total becomes what was stored.
     func closePartlyStoredSends() throws(StoreError)
-    /// Makes the send's total what was stored, once all of it is (devices registered or removed
+    /// Marks the send stored whole, its total what was stored (devices registered or removed
     /// while it was read).
-    func settleTotal(id: String) throws(StoreError)
+    func finishStoring(id: String) throws(StoreError)
+    /// A send a stopped run stored part of: the last user its jobs reach (each user's devices
+    /// are stored together, so every user up to it is done), and the tokens of its jobs of no
+    /// user. Nil when it was stored whole, or is no send.
+    func partlyStored(id: String) throws(StoreError) -> (lastUser: String?, userlessTokens: Set<String>)?
     /// Adds inbox rows outside a send (send-test-push), each inbox then trimmed to `inboxSize`.
     func addNotifications(_ notifications: [NewNotification], inboxSize: Int) throws(StoreError)
     /// Takes up to `limit` pending jobs that no live worker holds, oldest first, leasing them to

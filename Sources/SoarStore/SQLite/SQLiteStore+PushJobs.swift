@@ -5,7 +5,7 @@ extension SQLiteStore {
     public func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in
-            try connection.statement("INSERT INTO push_sends (id, request, total, created_at, finished_at, kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+            try connection.statement("INSERT INTO push_sends (id, request, total, created_at, finished_at, kind, stored_all) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0)")
                 .run([.text(id), .text(request), .integer(Int64(total)), .text(time), total == 0 ? .text(time) : .null, kind.map(SQLValue.text) ?? .null])
             for (why, count) in suppressed where count > 0 {
                 try connection.statement("INSERT INTO push_send_reasons (send_id, reason, count) VALUES (?1, ?2, ?3)")
@@ -87,12 +87,21 @@ extension SQLiteStore {
         }
     }
 
-    public func settleTotal(id: String) throws(StoreError) {
+    public func finishStoring(id: String) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in
             try connection.statement(
-                "UPDATE push_sends SET total = stored, finished_at = CASE WHEN delivered + failed >= stored THEN coalesce(finished_at, ?1) END WHERE id = ?2"
+                "UPDATE push_sends SET total = stored, stored_all = 1, finished_at = CASE WHEN delivered + failed >= stored THEN coalesce(finished_at, ?1) END WHERE id = ?2"
             ).run([.text(time), .text(id)])
+        }
+    }
+
+    public func partlyStored(id: String) throws(StoreError) -> (lastUser: String?, userlessTokens: Set<String>)? {
+        try read { connection throws(StoreError) -> (lastUser: String?, userlessTokens: Set<String>)? in
+            guard try !connection.statement("SELECT 1 FROM push_sends WHERE id = ?1 AND stored_all = 0").rows([.text(id)]).isEmpty else { return nil }
+            let last = try connection.statement("SELECT max(user_id) FROM push_jobs WHERE send_id = ?1").rows([.text(id)]).first.flatMap { Self.text($0[0]) }
+            let tokens = try connection.statement("SELECT token FROM push_jobs WHERE send_id = ?1 AND user_id IS NULL").rows([.text(id)]).compactMap { Self.text($0[0]) }
+            return (last, Set(tokens))
         }
     }
 
