@@ -332,10 +332,11 @@ public final class PushService: Sendable {
             fields["collapse_id"] = .string(id)
             text = .object(fields)
         }
-        var (held, capped) = try waiting(request)
+        let (held, capped) = try waiting(request)
         let uncapped = Self.excluding(capped), awake = Self.excluding(held.keys)
-        // Users up to the last one stored were dealt with (sent to, or held) by the stopped run.
-        if let last = partial?.lastUser { held = held.filter { $0.key > last } }
+        // What quiet hours hold back is stored with the send, in one transaction: a run that
+        // stops cannot leave a send without its held part, nor a held part twice.
+        let holding = holds(held, request: request, body: body)
         do throws(StoreError) {
             // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
             // priority than the deliveries and the other requests.
@@ -353,7 +354,8 @@ public final class PushService: Sendable {
                     let optedOut = unmuted == nil ? 0 : try SendDevices.count(request.audience, rows: zoned) - reachable
                     try jobs.createSend(
                         id: id, request: text.jsonText, total: devices.expected,
-                        suppressed: ["opted_out": optedOut, "frequency_cap": reachable - underCap, "quiet_hours": underCap - devices.expected], kind: request.kind)
+                        suppressed: ["opted_out": optedOut, "frequency_cap": reachable - underCap, "quiet_hours": underCap - devices.expected], kind: request.kind,
+                        schedules: holding.schedules)
                 }
                 var count = 0
                 while let chunk = try devices.nextChunk().map({ SendChunk($0, request) }) {
@@ -371,14 +373,16 @@ public final class PushService: Sendable {
             throw PushError(503, "store_unavailable", error.message)
         }
         var answer: [String: JSONValue] = ["send_id": .string(id), "devices": .int(stored), "status": .string("/functions/v1/sends/\(id)")]
-        if !held.isEmpty { answer["held"] = try hold(held, request: request, body: body) }
+        if !held.isEmpty, partial == nil { answer["held"] = holding.answer }
         return .object(answer)
     }
 
-    /// Schedules what quiet hours held: one send per window's end, limited to those users, unless
-    /// the notification expires first (then it is dropped).
-    private func hold(_ held: [String: Date], request: SendPushRequest, body: JSONValue) throws(PushError) -> JSONValue {
-        var schedules: [JSONValue] = []
+    /// The sends for what quiet hours hold back, to store with the send: one per window's end,
+    /// limited to those users, unless the notification expires first (then it is dropped); and
+    /// how the answer lists them.
+    private func holds(_ held: [String: Date], request: SendPushRequest, body: JSONValue) -> (schedules: [PushSchedule], answer: JSONValue) {
+        var schedules: [PushSchedule] = []
+        var listed: [JSONValue] = []
         var expired = 0
         for (release, users) in Dictionary(grouping: held.keys, by: { held[$0]! }).sorted(by: { $0.key < $1.key }) {
             if let expiration = request.expiration, expiration <= release {
@@ -390,12 +394,10 @@ public final class PushService: Sendable {
             let within = request.withinUsers.map { Set($0).intersection(users) } ?? Set(users)
             later["within_users"] = .array(within.sorted().map(JSONValue.string))
             let id = RandomUUID.lowercase()
-            do { try jobs.addSchedule(id: id, request: JSONValue.object(later).jsonText, dueAt: Timestamp.postgres(release)) } catch {
-                throw PushError(503, "store_unavailable", error.message)
-            }
-            schedules.append(["schedule_id": .string(id), "send_at": .string(Timestamp.format(release)), "users": .int(within.count)])
+            schedules.append(PushSchedule(id: id, request: JSONValue.object(later).jsonText, dueAt: Timestamp.postgres(release), status: "scheduled", createdAt: ""))
+            listed.append(["schedule_id": .string(id), "send_at": .string(Timestamp.format(release)), "users": .int(within.count)])
         }
-        return ["quiet_hours": .array(schedules), "expired_users": .int(expired)]
+        return (schedules, ["quiet_hours": .array(listed), "expired_users": .int(expired)])
     }
 
     /// `"dry_run": true`: how many devices the send would reach, and leave out, now.

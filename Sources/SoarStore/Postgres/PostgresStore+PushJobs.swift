@@ -3,7 +3,7 @@ import SoarCore
 
 /// Durable sends on Postgres, run as the server's own role (clients have no grant on these tables).
 extension PostgresStore {
-    public func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?) throws(StoreError) {
+    public func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?, schedules: [PushSchedule]) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try run { connection throws(StoreError) in
             try connection.query(
@@ -11,6 +11,11 @@ extension PostgresStore {
                 [id, request, String(total), time, total == 0 ? time : nil, kind])
             for (why, count) in suppressed where count > 0 {
                 try connection.query("INSERT INTO public.push_send_reasons (send_id, reason, count) VALUES ($1, $2, $3)", [id, suppressedPrefix + why, String(count)])
+            }
+            for schedule in schedules {
+                try connection.query(
+                    "INSERT INTO public.push_schedules (id, request, due_at, status, created_at, updated_at) VALUES ($1, $2, $3, 'scheduled', $4, $4)",
+                    [schedule.id, schedule.request, schedule.dueAt, time])
             }
         }
     }

@@ -161,7 +161,8 @@ public protocol PushJobStore: Sendable {
     func cancelSchedule(id: String) throws(StoreError) -> Bool
     /// Stores a send that will have `total` jobs (they are added with ``appendToSend``) and the
     /// devices it leaves out, by why.
-    func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?) throws(StoreError)
+    /// With `schedules` (the sends quiet hours held back, for later) stored in the same transaction.
+    func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?, schedules: [PushSchedule]) throws(StoreError)
     /// The users sent at least `count` sends of `kind` since `since` (a Postgres timestamp).
     func usersReached(kind: String, since: String, atLeast count: Int) throws(StoreError) -> Set<String>
     /// Stores part of a send in one transaction: its users' inbox rows (each inbox then trimmed to
@@ -215,6 +216,6 @@ public protocol PushJobStore: Sendable {
 extension PushJobStore {
     /// A send that leaves no device out.
     public func createSend(id: String, request: String, total: Int) throws(StoreError) {
-        try createSend(id: id, request: request, total: total, suppressed: [:], kind: nil)
+        try createSend(id: id, request: request, total: total, suppressed: [:], kind: nil, schedules: [])
     }
 }

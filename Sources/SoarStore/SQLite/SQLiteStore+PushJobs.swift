@@ -2,7 +2,7 @@ import Foundation
 import SoarCore
 
 extension SQLiteStore {
-    public func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?) throws(StoreError) {
+    public func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?, schedules: [PushSchedule]) throws(StoreError) {
         let time = Timestamp.postgres(now())
         try write { connection throws(StoreError) in
             try connection.statement("INSERT INTO push_sends (id, request, total, created_at, finished_at, kind, stored_all) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0)")
@@ -10,6 +10,10 @@ extension SQLiteStore {
             for (why, count) in suppressed where count > 0 {
                 try connection.statement("INSERT INTO push_send_reasons (send_id, reason, count) VALUES (?1, ?2, ?3)")
                     .run([.text(id), .text(suppressedPrefix + why), .integer(Int64(count))])
+            }
+            for schedule in schedules {
+                try connection.statement("INSERT INTO push_schedules (id, request, due_at, status, created_at, updated_at) VALUES (?1, ?2, ?3, 'scheduled', ?4, ?4)")
+                    .run([.text(schedule.id), .text(schedule.request), .text(schedule.dueAt), .text(time)])
             }
         }
     }
