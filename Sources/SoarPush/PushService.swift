@@ -406,10 +406,12 @@ public final class PushService: Sendable {
         let zoned = rows.meeting(request.restriction)
         let (held, capped) = try waiting(request)
         do {
+            // Each count narrows the one before; one that leaves nothing more out is not made again.
             let all = try SendDevices.count(request.audience, rows: zoned)
-            let unmutedCount = try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
-            let underCap = try SendDevices.count(request.audience, rows: zoned.meeting(unmuted).meeting(Self.excluding(capped)))
-            let reached = try SendDevices.count(request.audience, rows: zoned.meeting(unmuted).meeting(Self.excluding(capped)).meeting(Self.excluding(held.keys)))
+            let unmutedCount = unmuted == nil ? all : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted))
+            let underCap = capped.isEmpty ? unmutedCount : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted).meeting(Self.excluding(capped)))
+            let reached = held.isEmpty ? underCap
+                : try SendDevices.count(request.audience, rows: zoned.meeting(unmuted).meeting(Self.excluding(capped)).meeting(Self.excluding(held.keys)))
             return [
                 "dry_run": true, "devices": .int(reached),
                 "suppressed": ["opted_out": .int(all - unmutedCount), "frequency_cap": .int(unmutedCount - underCap), "quiet_hours": .int(underCap - reached)],
