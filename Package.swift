@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
         .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
         .testTarget(name: "SoarSchemaTests", dependencies: ["SoarSchema"]),
-        .testTarget(name: "SoarStorageTests", dependencies: ["SoarStorage", "SoarCore"]),
+        .testTarget(name: "SoarStorageTests", dependencies: ["SoarStorage", "SoarImages", "SoarCore"]),
         .testTarget(name: "SoarHTTP2Tests", dependencies: ["SoarHTTP2"]),
         .testTarget(name: "SoarEmulatorTests", dependencies: ["SoarEmulator", "SoarHTTP2", "SoarTesting"]),
         .testTarget(name: "SoarAPNsTests", dependencies: ["SoarAPNs", "SoarHTTP2", "SoarTesting"]),

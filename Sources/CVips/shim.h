@@ -2,13 +2,20 @@
 
 /* libvips's calls are variadic (options as name, value pairs ending in NULL): fixed-signature
    wrappers for the few Soar makes. Started once, with no operation cache (each render is new
-   work on a new file) and one thread per render (the HTTP threads run renders side by side). */
+   work on a new file) and one thread per render (the HTTP threads run renders side by side).
+   No run-time compiled (ORC) code: Debian 12's liborc 0.4.33 frees the memory of compiled code
+   without the lock it allocates it under, and renders side by side (each compiles and frees
+   its resize code) corrupted the heap and crashed the server under load. */
 static inline int CVips_start(void) {
     if (VIPS_INIT("soar")) return -1;
+    vips_vector_set_enabled(FALSE);
     vips_cache_set_max(0);
     vips_concurrency_set(1);
     return 0;
 }
+
+/* Whether libvips runs run-time compiled (ORC) code: off once started (see CVips_start). */
+static inline int CVips_compiles_code(void) { return vips_vector_isenabled(); }
 
 /* The image's header only (its pixels are not decoded): width, height, and which loader reads it. */
 static inline VipsImage *CVips_header(const char *path) { return vips_image_new_from_file(path, NULL); }

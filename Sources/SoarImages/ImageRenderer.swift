@@ -43,6 +43,13 @@ public struct ImageRenderer: Sendable {
         self.limits = limits
     }
 
+    /// Whether libvips runs code it compiles at run time (ORC): never once started, since
+    /// Debian 12's liborc corrupts the heap when renders run side by side (see `CVips_start`).
+    public static var compilesCode: Bool {
+        _ = started
+        return CVips_compiles_code() != 0
+    }
+
     /// The image at `path` resized into `width` × `height` (either nil: the image's proportions
     /// decide it; both nil: its own size), encoded.
     public func render(_ path: String, width: Int?, height: Int?, fit: Fit, encoding: Encoding, quality: Int) throws(Failure) -> Data {
