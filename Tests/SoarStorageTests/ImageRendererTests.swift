@@ -12,7 +12,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         let webp = try ImageRenderer().render(file.path, width: 1, height: 1, fit: .cover, encoding: .webp, quality: 80)
         #expect(webp.prefix(4) == Data("RIFF".utf8))
-        // Debian 12's liborc frees compiled code without its lock: renders side by side crashed.
+        // Debian 12's liborc frees compiled code without its lock: renders side by side race.
         #expect(ImageRenderer.compilesCode == false)
     }
 }
