@@ -44,7 +44,7 @@ public struct ImageRenderer: Sendable {
     }
 
     /// Whether libvips runs code it compiles at run time (ORC): never once started, since
-    /// Debian 12's liborc races when renders run side by side (see `CVips_start`).
+    /// Debian 12's liborc corrupts the heap when renders run side by side (see `CVips_start`).
     public static var compilesCode: Bool {
         _ = started
         return CVips_compiles_code() != 0
