@@ -93,6 +93,17 @@ import Testing
         #expect(rows.rows.map { $0["body"] } == ["there"], "nothing changed")
         #expect(emulator.emulator.state.deliveries.count == 1)
 
+        // A send made with a payload keeps it when only its title changes.
+        let rich = try await fixture.sendPush(
+            #"{"user_ids":["\#(user.id)"],"payload":{"aps":{"alert":{"title":"Old","body":"Kept"},"sound":"chime.caf","category":"SALE"},"deep_link":"soar:///sale"}}"#)
+        let richID = try #require(rich.object["send_id"]?.stringValue)
+        _ = try await fixture.finishedSend(richID)
+        let retitled = try await call("/functions/v1/sends/\(richID)/update", #"{"title":"New"}"#)
+        #expect(retitled.status == 202, "\(retitled.text)")
+        _ = try await fixture.finishedSend(try #require(retitled.object["send_id"]?.stringValue))
+        let payload = emulator.emulator.state.deliveries.last?.payload.objectValue
+        #expect(payload?["aps"] == ["alert": ["title": "New", "body": "Kept"], "sound": "chime.caf", "category": "SALE"] && payload?["deep_link"] == "soar:///sale", "\(String(describing: payload))")
+
         // A send that named its collapse id is updated under that one.
         let update = try await call("/functions/v1/sends/\(id)/update", #"{"title":"Hello","body":"again"}"#)
         #expect(update.status == 202)

@@ -53,7 +53,9 @@ import Testing
         let fixture = try ServerFixture(push: try emulator.pushSettings())
         #expect(try await put(fixture, "welcome", Self.welcome).status == 201)
         // Locale as registered → the variant expected.
-        let devices: [(String?, String)] = [("fr-FR", "Bonjour Ada"), ("fr_CA", "Bonjour Ada"), ("de-AT", "Servus Ada"), ("de", "Hi Ada"), ("en-US", "Hi Ada"), (nil, "Hi Ada")]
+        let devices: [(String?, String)] = [
+            ("fr-FR", "Bonjour Ada"), ("fr_CA", "Bonjour Ada"), ("de_AT@currency=EUR", "Servus Ada"), ("de", "Hi Ada"), ("en-US", "Hi Ada"), (nil, "Hi Ada"),
+        ]
         var users: [(id: String, token: String, title: String)] = []
         for (index, (locale, title)) in devices.enumerated() {
             let user = try await fixture.signUp("templated-\(index)@example.com")
@@ -88,6 +90,29 @@ import Testing
             #expect(row.rows.first?["title"]?.stringValue == user.title, "the inbox row is in the user's language: \(row.text)")
         }
         #expect(deliveries.allSatisfy { $0.payload.objectValue?["kind"] == "social" }, "the send's other fields reach every variant")
+
+        // An update with plain text reaches every locale with it (not the old variants again);
+        // one from the template gives each its own again.
+        let sendID = try #require(sent.object["send_id"]?.stringValue)
+        func update(_ body: String) async throws -> [Delivery] {
+            let before = emulator.emulator.state.deliveries.count
+            let answer = try await fixture.call(
+                "POST", "/functions/v1/sends/\(sendID)/update", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey], body: body)
+            #expect(answer.status == 202, "\(answer.text)")
+            _ = try await fixture.finishedSend(try #require(answer.object["send_id"]?.stringValue))
+            return Array(emulator.emulator.state.deliveries.dropFirst(before))
+        }
+        let plain = try await update(#"{"title":"Sale","body":"For everyone"}"#)
+        #expect(plain.count == devices.count && plain.allSatisfy {
+            $0.payload.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["title"] == "Sale" && $0.payload.objectValue?["kind"] == "social"
+        }, "\(plain.map(\.payload))")
+        let again = try await update(#"{"template":"welcome","data":{"name":"Bo","count":4}}"#)
+        for user in users {
+            let title = again.first { $0.token == user.token }?.payload.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["title"]?.stringValue
+            #expect(title == user.title.replacingOccurrences(of: "Ada", with: "Bo"), "\(String(describing: title))")
+        }
+        let stray = try await fixture.sendPush(#"{"user_ids":[\#(ids)],"title":"a","body":"b","data":{"name":"x"}}"#)
+        #expect(stray.status == 400 && stray.text.contains("it goes with template"), "\(stray.text)")
     }
 
     @Test func applesLocKeysPassThrough() async throws {

@@ -10,21 +10,39 @@ extension PushService {
     /// The payload key of a retraction: the collapse id of the notification to remove.
     public static let retractKey = "soar_retract"
 
-    /// `POST /functions/v1/sends/<id>/update`: `title` and `body`, or a `payload`, and `image_url`,
-    /// sent again under the send's collapse id (the device shows the new one in its place).
+    /// `POST /functions/v1/sends/<id>/update`: `title` and/or `body` (the rest of the send's
+    /// payload kept), a whole `payload`, or a `template` with its `data`, and `image_url`, sent
+    /// again under the send's collapse id (the device shows the new one in its place). Every
+    /// locale gets the new text, unless it comes from a template with variants.
     ///
     /// - Throws: ``PushError`` 400 for a bad body, 404 for an unknown send, 503 as a send does.
     public func updateSend(id: String, body: JSONValue) throws(PushError) -> JSONValue {
-        guard let changes = body.objectValue, !changes.isEmpty else { throw .invalid("an update is a JSON object with title and body, or payload") }
-        let allowed: Set<String> = ["title", "body", "payload", "image_url"]
-        if let unknown = changes.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw .invalid("an update changes title, body, payload and image_url only, not \"\(unknown)\": it goes to the devices the send reached")
+        guard body.objectValue.map({ !$0.isEmpty }) == true else { throw .invalid("an update is a JSON object with title and body, or payload") }
+        let allowed: Set<String> = ["title", "body", "payload", "image_url", "template", "data"]
+        if let unknown = body.objectValue?.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw .invalid("an update changes title, body, payload (or template and data) and image_url only, not \"\(unknown)\": it goes to the devices the send reached")
         }
+        guard let changes = try expandingTemplate(body).objectValue else { throw .invalid("an update is a JSON object") }
         var request = try original(id)
         for key in ["send_at", "local_time", "dry_run", "badge"] { request[key] = nil }
-        if changes["payload"] != nil { request["title"] = nil; request["body"] = nil }
-        if changes["title"] != nil || changes["body"] != nil { request["payload"] = nil }
-        request.merge(changes) { _, new in new }
+        // New text replaces every locale's: the old variants would otherwise go out again.
+        if changes["payload"] != nil || changes["title"] != nil || changes["body"] != nil { request["localized_alerts"] = nil }
+        if changes["payload"] != nil {
+            request["title"] = nil
+            request["body"] = nil
+        } else if changes["title"] != nil || changes["body"] != nil, var payload = request["payload"]?.objectValue {
+            // A send made with a payload keeps it (sound, category, custom keys): only its alert's
+            // title and body change.
+            var aps = payload["aps"]?.objectValue ?? [:]
+            var alert: [String: JSONValue] = aps["alert"]?.objectValue ?? aps["alert"]?.stringValue.map { ["body": .string($0)] } ?? [:]
+            for key in ["title", "body"] { if let value = changes[key] { alert[key] = value } }
+            aps["alert"] = .object(alert)
+            payload["aps"] = .object(aps)
+            request["payload"] = .object(payload)
+        }
+        var merged = changes
+        if request["payload"] != nil, changes["payload"] == nil { merged["title"] = nil; merged["body"] = nil }
+        request.merge(merged) { _, new in new }
         request["collapse_id"] = .string(collapseID(of: request, id))
         let checked = try read(.object(request))
         guard checked.pushType == .alert else { throw .invalid("only an alert can be updated (this send's push_type is \(checked.pushType.rawValue))") }

@@ -102,6 +102,7 @@ public struct SendPushRequest: Sendable {
             }
         }
         guard object["template"] == nil || object["template"] == .null else { throw .invalid("template is read by the server's send-push only") }
+        guard object["data"] == nil || object["data"] == .null else { throw .invalid("data gives a template's variables: it goes with template") }
         if let value = object["payload"], value != .null {
             guard try text("title") == nil, try text("body") == nil else { throw .invalid("give payload or title and body, not both") }
             guard let fields = value.objectValue else { throw .invalid("payload must be a JSON object with \"aps\"") }

@@ -1,10 +1,12 @@
 /// Which of a send's locale variants a device gets, from the locale it registered
-/// (`device_tokens.locale`, such as `fr-CA` or `fr_CA`): the variant of that exact locale, else of
+/// (`device_tokens.locale`, such as `fr-CA`, `fr_CA` or `ja_JP@calendar=japanese`): the variant of that exact locale, else of
 /// the locale with its last subtag dropped, again and again (`zh-Hant-TW`, `zh-Hant`, `zh`), else
 /// none, and the device gets the send's default.
 enum LocaleMatch {
     /// Lowercase, with `-` between subtags; nil when it is not a locale's form.
     static func normalized(_ locale: String) -> String? {
+        // Keywords (`ja_JP@calendar=japanese`, as iOS may write) are not part of the match.
+        let locale = locale.split(separator: "@", maxSplits: 1).first.map(String.init) ?? ""
         let subtags = locale.lowercased().split(separator: "-", omittingEmptySubsequences: false).flatMap { $0.split(separator: "_", omittingEmptySubsequences: false) }
         guard let language = subtags.first, (2...3).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLetter }), locale.count <= 35,
             subtags.dropFirst().allSatisfy({ (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } })

@@ -37,6 +37,10 @@ enum Segment {
             guard let key = ["user_id", "id"].first(where: { related.column($0) != nil }) else {
                 throw .invalid("segment: \(name) has neither a user_id nor an id column to find a device's user by")
             }
+            // The column must hold a user's id (a uuid) for rows to be a user's attributes.
+            guard let kind = related.column(key)?.kind, kind == .uuid || kind == .text else {
+                throw .invalid("segment: \(name).\(key) holds \(related.column(key)?.type ?? "no") values, not a user's id (a uuid)")
+            }
             conditions.append(.related(relation: name, join: [RowQuery.Join(related: key, own: "user_id")], condition: try parse(filters, on: related)))
         }
         return conditions.isEmpty ? nil : conditions.count == 1 ? conditions[0] : .all(conditions)

@@ -111,8 +111,13 @@ extension PostgresStore {
 
     public func partlyStored(id: String) throws(StoreError) -> (lastUser: String?, userlessTokens: Set<String>)? {
         guard RandomUUID.parse(id) != nil else { return nil }
+        // Another process may be storing it right now: only a send nothing was added to for a
+        // minute (its process stopped) is taken up, as closePartlyStoredSends closes them.
+        let quiet = Timestamp.postgres(now().addingTimeInterval(-60))
         return try run { connection throws(StoreError) -> (lastUser: String?, userlessTokens: Set<String>)? in
-            guard try !connection.query("SELECT 1 FROM public.push_sends WHERE id = $1 AND NOT stored_all", [id]).isEmpty else { return nil }
+            guard try !connection.query(
+                "SELECT 1 FROM public.push_sends WHERE id = $1 AND NOT stored_all AND coalesce(stored_at, created_at) < $2::timestamptz", [id, quiet]
+            ).isEmpty else { return nil }
             let last = try connection.query("SELECT max(user_id::text) FROM public.push_jobs WHERE send_id = $1", [id]).first?.first ?? nil
             let tokens = try connection.query("SELECT token FROM public.push_jobs WHERE send_id = $1 AND user_id IS NULL", [id]).compactMap { $0.first ?? nil }
             return (last, Set(tokens))

@@ -190,7 +190,8 @@ public protocol PushJobStore: Sendable {
     func finishStoring(id: String) throws(StoreError)
     /// A send a stopped run stored part of: the last user its jobs reach (each user's devices
     /// are stored together, so every user up to it is done), and the tokens of its jobs of no
-    /// user. Nil when it was stored whole, or is no send.
+    /// user. Nil when it was stored whole, or is no send, or (on a database several processes
+    /// share) something was stored in the last minute: another process is storing it.
     func partlyStored(id: String) throws(StoreError) -> (lastUser: String?, userlessTokens: Set<String>)?
     /// Adds inbox rows outside a send (send-test-push), each inbox then trimmed to `inboxSize`.
     func addNotifications(_ notifications: [NewNotification], inboxSize: Int) throws(StoreError)
