@@ -93,6 +93,13 @@ public final class ServerFixture: Sendable {
         try await call("POST", "/functions/v1/send-push", bearer: serviceKey, headers: ["apikey": serviceKey], body: body)
     }
 
+    /// Waits (at most 20 s) until every stored job has its outcome. A test that moves the clock
+    /// past the workers' leases must wait for it: a job the emulator got whose outcome is not yet
+    /// written would be free again, and go out twice.
+    public func outcomesRecorded() async -> Bool {
+        await waitUntil(within: .seconds(20)) { (try? self.server.store.pendingJobCount()) == 0 }
+    }
+
     /// A send's statistics once nothing is pending (at most 20 s).
     public func finishedSend(_ id: String) async throws -> [String: JSONValue] {
         let deadline = ContinuousClock.now + .seconds(20)

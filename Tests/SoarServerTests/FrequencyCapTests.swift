@@ -31,6 +31,7 @@ import Testing
         #expect(try await send("security")["devices"] == 1)
         #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 4 })
 
+        #expect(await fixture.outcomesRecorded(), "before the clock moves on")
         time.advance(by: 86_401)
         #expect(try await send("promo")["devices"] == 1, "a day later, again")
     }

@@ -54,6 +54,7 @@ import Testing
             time.advance(by: at.timeIntervalSince(time.date) + 1)
             delivered += zones.count
             #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.count == delivered }, "\(zones.map(\.names))")
+            #expect(await fixture.outcomesRecorded(), "before the clock moves on")
             let new = Set(emulator.emulator.state.deliveries.map(\.token)).subtracting(before)
             let expected = Set(zones.flatMap(\.names).compactMap { tokenOfZone[$0] })
             #expect(new == expected, "\(zones.map(\.names)) at \(at)")

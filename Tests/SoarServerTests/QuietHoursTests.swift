@@ -47,6 +47,7 @@ import Testing
         #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 4 })
 
         // 07:00 in Paris: the held one reaches Ada, once.
+        #expect(await fixture.outcomesRecorded(), "before the clock moves on")
         time.advance(by: 7.5 * 3600 + 1)
         #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 5 })
         #expect(emulator.emulator.state.deliveries.last?.token == Self.token(0))

@@ -84,6 +84,7 @@ import Testing
             notifications: [], inboxSize: 500, badgeUnread: false)
 
         // Its claim goes stale: the next run stores the other three users' devices, not all five again.
+        #expect(await fixture.outcomesRecorded(), "before the clock moves on")
         time.advance(by: 3600 + PushService.staleClaim + 1)
         #expect(await waitUntil(within: .seconds(20)) { emulator.emulator.state.deliveries.count == 5 })
         let tokens = emulator.emulator.state.deliveries.map(\.token)
