@@ -206,7 +206,7 @@ public final class PushService: Sendable {
             } catch {
                 throw PushError(503, "store_unavailable", error.message)
             }
-            payload.custom[Inbox.idKey] = .string(row[0].id)
+            payload.custom[Payload.inboxIDKey] = .string(row[0].id)
             notifications[quarantined] = APNsNotification(token: "", payload: payload)
         }
         let delivery = DeviceDelivery(clients: clients, rows: rows, metrics: metrics)

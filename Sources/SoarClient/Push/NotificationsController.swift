@@ -126,15 +126,12 @@ public final class NotificationsController {
     /// - Returns: whether it was a retraction.
     @discardableResult
     public func didReceiveBackground(_ notification: IncomingNotification) async -> Bool {
-        guard let collapseID = notification.payload.custom[Self.retractKey]?.stringValue else { return false }
+        guard let collapseID = notification.payload.custom[Payload.retractKey]?.stringValue else { return false }
         if let id = notification.serverID { inbox.remove(id) }
         await center.removeDeliveredNotifications(withIdentifiers: [collapseID])
         await center.setBadgeCount(inbox.unreadCount)
         return true
     }
-
-    /// The payload key of the server's retractions.
-    public static let retractKey = "soar_retract"
 
     /// Marks an inbox entry read, here and on the server.
     public func markRead(_ id: String) async {

@@ -14,6 +14,11 @@ public struct Payload: Hashable, Sendable {
         self.custom = custom
     }
 
+    /// The key of the server's inbox row id, which the app reports opens and reads by.
+    public static let inboxIDKey = "soar_id"
+    /// The key of a retraction: the collapse id of the notification the server takes back.
+    public static let retractKey = "soar_retract"
+
     /// Builds a payload from a JSON object, checking the documented keys.
     ///
     /// - Throws: ``PayloadError`` when `aps` is missing or a documented key has the wrong type.

@@ -7,9 +7,6 @@ import SoarStore
 /// `notifications` (readable by its owner through the data API, newest first by `created_at`),
 /// capped per user. The payload carries the row's id as `soar_id`, so the app can mark it opened.
 enum Inbox {
-    /// The payload key that carries the inbox row's id.
-    static let idKey = "soar_id"
-
     /// Checks `notification` as APNs would once a device's `soar_id` (and, with `badge`, a
     /// badge) is in it, so a notification that could never be sent is refused before anything is
     /// stored.
@@ -18,7 +15,7 @@ enum Inbox {
     static func checkSendable(_ notification: APNsNotification, badge: Bool) throws(PushError) {
         var notification = notification
         notification.token = String(repeating: "0", count: 64)
-        notification.payload.custom[idKey] = .string(RandomUUID.lowercase())
+        notification.payload.custom[Payload.inboxIDKey] = .string(RandomUUID.lowercase())
         if badge { notification.payload.aps.badge = 99_999 }
         do {
             _ = try APNsRequest(notification, bundleID: "com.example.app")
@@ -43,14 +40,14 @@ enum Inbox {
         let content: AlertContent? = if case .content(let content)? = payload.aps.alert { content } else { nil }
         let text: String? = if case .text(let text)? = payload.aps.alert { text } else { nil }
         var object = payload.object
-        object[idKey] = nil
+        object[Payload.inboxIDKey] = nil
         return (content?.fields["title"]?.stringValue, content?.fields["body"]?.stringValue ?? text, JSONValue.object(object).jsonText)
     }
 
     /// A payload's JSON with a `soar_id` in front of its other keys, for many ids: the JSON is
     /// written once, and each copy is the id between its two parts.
     struct IDSplice: Sendable {
-        private let head = "{\"\(idKey)\":\""
+        private let head = "{\"\(Payload.inboxIDKey)\":\""
         private let tail: String
 
         /// - Parameter json: the payload's JSON object, without a `soar_id`.

@@ -7,9 +7,6 @@ import SoarStore
 /// the app remove it from the device). Each is a send of its own to the devices the first one was
 /// stored for, with its own statistics.
 extension PushService {
-    /// The payload key of a retraction: the collapse id of the notification to remove.
-    public static let retractKey = "soar_retract"
-
     /// `POST /functions/v1/sends/<id>/update`: `title` and/or `body` (the rest of the send's
     /// payload kept), a whole `payload`, or a `template` with its `data`, and `image_url`, sent
     /// again under the send's collapse id (the device shows the new one in its place). Every
@@ -22,7 +19,7 @@ extension PushService {
         if let unknown = body.objectValue?.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw .invalid("an update changes title, body, payload (or template and data) and image_url only, not \"\(unknown)\": it goes to the devices the send reached")
         }
-        guard let changes = try expandingTemplate(body).objectValue else { throw .invalid("an update is a JSON object") }
+        guard var changes = try expandingTemplate(body).objectValue else { throw .invalid("an update is a JSON object") }
         var request = try original(id)
         for key in ["send_at", "local_time", "dry_run", "badge"] { request[key] = nil }
         // New text replaces every locale's: the old variants would otherwise go out again.
@@ -39,10 +36,10 @@ extension PushService {
             aps["alert"] = .object(alert)
             payload["aps"] = .object(aps)
             request["payload"] = .object(payload)
+            changes["title"] = nil
+            changes["body"] = nil
         }
-        var merged = changes
-        if request["payload"] != nil, changes["payload"] == nil { merged["title"] = nil; merged["body"] = nil }
-        request.merge(merged) { _, new in new }
+        request.merge(changes) { _, new in new }
         request["collapse_id"] = .string(collapseID(of: request, id))
         let checked = try read(.object(request))
         guard checked.pushType == .alert else { throw .invalid("only an alert can be updated (this send's push_type is \(checked.pushType.rawValue))") }
@@ -57,7 +54,7 @@ extension PushService {
     public func retractSend(id: String) throws(PushError) -> JSONValue {
         let sent = try original(id)
         var request = sent.filter { ["user_ids", "tokens", "topic", "segment", "all", "environment"].contains($0.key) }
-        request["payload"] = ["aps": ["content-available": 1], Self.retractKey: .string(collapseID(of: sent, id))]
+        request["payload"] = ["aps": ["content-available": 1], Payload.retractKey: .string(collapseID(of: sent, id))]
         request["push_type"] = "background"
         request["priority"] = 5
         _ = try read(.object(request))

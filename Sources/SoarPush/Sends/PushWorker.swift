@@ -217,12 +217,12 @@ final class PushWorker: Sendable {
         notification.apnsID = RandomUUID.parse(job.apnsID)
         if let badge = job.badge {
             var payload = notification.payload
-            if let id = job.notificationID { payload.custom[Inbox.idKey] = .string(id) }
+            if let id = job.notificationID { payload.custom[Payload.inboxIDKey] = .string(id) }
             payload.aps.badge = badge
             notification.payload = payload
         } else if let id = job.notificationID {
             var payload = notification.payload
-            payload.custom[Inbox.idKey] = .string(id)
+            payload.custom[Payload.inboxIDKey] = .string(id)
             notification.setPayload(payload, encoded: variant.splice.json(withID: id))
         }
         return notification

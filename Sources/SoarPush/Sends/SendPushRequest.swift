@@ -107,7 +107,7 @@ public struct SendPushRequest: Sendable {
             guard try text("title") == nil, try text("body") == nil else { throw .invalid("give payload or title and body, not both") }
             guard let fields = value.objectValue else { throw .invalid("payload must be a JSON object with \"aps\"") }
             do { payload = try Payload(object: fields) } catch { throw .invalid("payload: \(error.description)") }
-            guard payload.custom[Inbox.idKey] == nil else { throw .invalid("payload: \"\(Inbox.idKey)\" is the server's (each user's inbox row id)") }
+            guard payload.custom[Payload.inboxIDKey] == nil else { throw .invalid("payload: \"\(Payload.inboxIDKey)\" is the server's (each user's inbox row id)") }
         } else {
             guard let title = try text("title"), let body = try text("body") else { throw .invalid("give title and body, or a payload") }
             payload = .alert(title: title, body: body)

@@ -117,31 +117,30 @@ public struct PushTemplate: Sendable {
         .object((variants[locale] ?? [:]).mapValues { .string(Self.fill($0, values)) })
     }
 
-    /// `text` with each `{{name}}` replaced by its value.
+    /// `text` with each `{{name}}` replaced by its value (texts are checked when saved).
     static func fill(_ text: String, _ values: [String: String]) -> String {
-        var result = ""
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
-            result += rest[..<open.lowerBound]
-            let variable = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            result += values[variable] ?? ""
-            rest = rest[close.upperBound...]
-        }
-        return result + rest
+        (pieces(of: text) ?? [(text[...], nil)]).map { $0.literal + ($0.variable.flatMap { values[$0] } ?? "") }.joined()
     }
 
     /// The variables `text` names; a `{{` that opens no placeholder is refused.
     static func placeholders(in text: String, at place: String) throws(PushError) -> [String] {
-        var names: [String] = []
+        guard let pieces = pieces(of: text) else { throw .invalid("\(place) opens a {{ it never closes") }
+        let names = pieces.compactMap(\.variable)
+        if let bad = names.first(where: { !isVariableName($0) }) { throw .invalid("\(place): {{\(bad)}} is not a variable's name") }
+        return names
+    }
+
+    /// `text` as runs of literal text, each followed by the placeholder's name after it (if any);
+    /// nil when a `{{` is never closed.
+    private static func pieces(of text: String) -> [(literal: Substring, variable: String?)]? {
+        var pieces: [(literal: Substring, variable: String?)] = []
         var rest = Substring(text)
         while let open = rest.range(of: "{{") {
-            guard let close = rest[open.upperBound...].range(of: "}}") else { throw .invalid("\(place) opens a {{ it never closes") }
-            let variable = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            guard isVariableName(variable) else { throw .invalid("\(place): {{\(variable)}} is not a variable's name") }
-            names.append(variable)
+            guard let close = rest[open.upperBound...].range(of: "}}") else { return nil }
+            pieces.append((rest[..<open.lowerBound], rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)))
             rest = rest[close.upperBound...]
         }
-        return names
+        return pieces + [(rest, nil)]
     }
 
     static func isVariableName(_ name: String) -> Bool {

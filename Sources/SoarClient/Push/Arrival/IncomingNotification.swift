@@ -44,7 +44,7 @@ public struct IncomingNotification: Sendable, Hashable {
     public var isVisible: Bool { payload.aps.alert != nil || payload.aps.sound != nil || payload.aps.badge != nil }
 
     /// The server-side inbox row this notification is, from the payload's `soar_id`.
-    public var serverID: String? { payload.custom["soar_id"]?.stringValue }
+    public var serverID: String? { payload.custom[Payload.inboxIDKey]?.stringValue }
 
     /// The screen a tap opens: the first of the table's payload keys naming a known route.
     public func route(in routes: RouteTable) -> AppRoute? { routes.route(for: payload) }
