@@ -22,6 +22,11 @@ public final class H2Server<Handler: H2RequestHandler>: EventLoopDriver, @unchec
     /// While out of descriptors, the listener is left unwatched until then, so a connection that
     /// cannot be accepted does not spin the loop.
     private var acceptPausedUntil: UInt64?
+    /// Sockets whose session has ended, read and discarded until the client closes or until the
+    /// deadline: closing one with a request still unread makes the kernel reset the connection,
+    /// and a reset can destroy the last answers on their way (HTTP's "lingering close").
+    private var lingering: [Int32: UInt64] = [:]
+    private static var lingerMilliseconds: UInt64 { 2_000 }
 
     /// Binds `host:port` (0 picks a free port) and starts the loop thread.
     ///
@@ -83,6 +88,7 @@ public final class H2Server<Handler: H2RequestHandler>: EventLoopDriver, @unchec
 
     public func socketReady(_ fd: Int32, _ events: SocketEvents, now: UInt64) {
         if fd == listener { return acceptAll() }
+        if lingering[fd] != nil { return drain(fd) }
         guard let connection = connections[fd] else { return }
         if events.failed && !events.readable { return close(connection) }
         if events.readable { readable(connection) }
@@ -94,6 +100,7 @@ public final class H2Server<Handler: H2RequestHandler>: EventLoopDriver, @unchec
             acceptPausedUntil = nil
             if listener >= 0, (try? loop.watch(listener, writable: false)) == nil { closeListener() }
         }
+        for (fd, deadline) in lingering where deadline <= now { stopLingering(fd) }
         guard delayed.contains(where: { $0.deadline <= now }) else { return }
         var due: [(deadline: UInt64, connection: UInt64, fd: Int32, stream: Int32, response: H2Response)] = []
         delayed.removeAll { item in
@@ -111,11 +118,12 @@ public final class H2Server<Handler: H2RequestHandler>: EventLoopDriver, @unchec
     }
 
     public func nextWakeup(now: UInt64) -> UInt64? {
-        [delayed.map(\.deadline).min(), acceptPausedUntil].compactMap { $0 }.min()
+        [delayed.map(\.deadline).min(), acceptPausedUntil, lingering.values.min()].compactMap { $0 }.min()
     }
 
     public func loopStopping(now: UInt64) {
         for connection in Array(connections.values) { close(connection) }
+        for fd in Array(lingering.keys) { stopLingering(fd) }
         closeListener()
     }
 
@@ -191,16 +199,39 @@ public final class H2Server<Handler: H2RequestHandler>: EventLoopDriver, @unchec
         } catch {
             return close(connection)
         }
-        if wire.isFinished { close(connection) }
+        if wire.isFinished { close(connection, lingering: true) }
     }
 
-    func close(_ connection: H2ServerConnection<Handler>) {
+    /// Ends a connection: at once (a fault, a broken peer, the loop stopping), or, when its session
+    /// has ended, by saying so and then draining what the client still sends until it closes.
+    func close(_ connection: H2ServerConnection<Handler>, lingering: Bool = false) {
         guard !connection.closed else { return }
-        loop.forget(connection.fd)
         connections[connection.fd] = nil
-        connection.close()
+        connection.close(keepingSocket: lingering)
         if !connection.unanswered.isEmpty { handler.answersLost(connection.unanswered.count) }
         handler.connectionClosed()
+        guard lingering else { return loop.forget(connection.fd) }
+        connection.tls?.shutdown()  // close_notify; the socket's write side closes next either way
+        Glibc.shutdown(connection.fd, Int32(SHUT_WR))
+        guard (try? loop.setWritable(connection.fd, false)) != nil else { return stopLingering(connection.fd) }
+        self.lingering[connection.fd] = loop.now + Self.lingerMilliseconds
+        drain(connection.fd)
+    }
+
+    /// Reads and discards until the socket would block; its end, or an error, closes it.
+    private func drain(_ fd: Int32) {
+        while true {
+            let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            return stopLingering(fd)
+        }
+    }
+
+    private func stopLingering(_ fd: Int32) {
+        lingering[fd] = nil
+        loop.forget(fd)
+        Glibc.close(fd)
     }
 
     // MARK: - Delayed answers

@@ -41,12 +41,12 @@ final class H2ServerConnection<Handler: H2RequestHandler>: H2ServerSessionDelega
         session = try H2ServerSession(fd: fd, tls: tls, settings: [.maxConcurrentStreams(server.handler.initialStreamLimit)], delegate: self)
     }
 
-    /// Marks the connection closed and closes its socket.
-    func close() {
+    /// Marks the connection closed and closes its socket, unless the server keeps it to linger.
+    func close(keepingSocket: Bool = false) {
         guard !closed else { return }
         closed = true
         session.wire.isClosed = true
-        Glibc.close(fd)
+        if !keepingSocket { Glibc.close(fd) }
     }
 
     // MARK: - H2ServerSessionDelegate
