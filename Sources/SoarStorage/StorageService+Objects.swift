@@ -11,26 +11,29 @@ extension StorageService {
     }
 
     /// The object a read names, as `access` may see it: a public bucket's objects are read past
-    /// the policies, others under them.
+    /// the policies, others under them. One query when the object is there; the bucket is looked
+    /// at only to say why not (or, on the authenticated route, whether to read past the policies).
     ///
     /// - Throws: ``StorageError/bucketNotFound`` (a public route to a private bucket too),
     ///   ``StorageError/objectNotFound``.
     public func find(bucket id: String, name: String, route: Route, as access: Access) throws(StorageError) -> StoredObject {
         guard Self.validBucketName(id) else { throw .bucketNameInvalid }
         try Self.requireValidKey(name)
-        let bucket = try bucket(id, as: .service)
-        let reader: Access
         switch route {
         case .public:
-            guard bucket.isPublic else { throw .bucketNotFound }
-            reader = .service
+            let inPublicBucket = RowQuery.Condition.related(
+                relation: "storage.buckets", join: [RowQuery.Join(related: "id", own: "bucket_id")],
+                condition: .compare(column: "public", op: .is, operand: .isTrue))
+            if let object = try object(id, name, as: .service, where: inPublicBucket) { return object }
+            guard try bucket(id, as: .service).isPublic else { throw .bucketNotFound }
         case .authenticated:
-            reader = bucket.isPublic ? .service : access
+            if let object = try object(id, name, as: access) { return object }
+            if try bucket(id, as: .service).isPublic, let object = try object(id, name, as: .service) { return object }
         case .signed:
-            reader = .service
+            if let object = try object(id, name, as: .service) { return object }
+            _ = try bucket(id, as: .service)
         }
-        guard let object = try object(id, name, as: reader) else { throw .objectNotFound }
-        return object
+        throw .objectNotFound
     }
 
     /// The object's bytes: an open file and its size.

@@ -101,8 +101,8 @@ public final class StorageService: Sendable {
         files.remove(version)
     }
 
-    func object(_ bucket: String, _ name: String, as access: Access) throws(StorageError) -> StoredObject? {
-        let condition = RowQuery.Condition.all([Self.equal("bucket_id", bucket), Self.equal("name", name)])
+    func object(_ bucket: String, _ name: String, as access: Access, where extra: RowQuery.Condition? = nil) throws(StorageError) -> StoredObject? {
+        let condition = RowQuery.Condition.all([Self.equal("bucket_id", bucket), Self.equal("name", name)] + [extra].compactMap { $0 })
         let table = objects
         let rows = try run { () throws(StoreError) in try store.select(table, Self.query(condition, limit: 1), as: access, counting: false).rows }
         return rows.first.map { StoredObject(Record($0, table), columns: table.columns.map(\.name)) }

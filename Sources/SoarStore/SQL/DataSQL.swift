@@ -53,6 +53,9 @@ struct DataSQL {
     }
 
     var tableName: String { Self.relation(table.name, dialect) }
+    /// How a subquery names this relation's row: by its name, or on Postgres a built-in one (in
+    /// its own schema, as `storage.objects`) by schema and name.
+    var outerReference: String { dialect == .postgres && Schema.isBuiltIn(table.name) ? tableName : Self.quote(table.name) }
     var allColumns: String { Self.list(table.columns.map(\.name)) }
     static func list(_ names: [String]) -> String { names.map(quote).joined(separator: ", ") }
 
@@ -150,7 +153,7 @@ struct DataSQL {
         case .any(let members): return "(" + members.map { render($0) }.joined(separator: " OR ") + ")"
         case .not(let member): return "NOT (" + render(member) + ")"
         case .related(let relation, let join, let condition):
-            let on = join.map { "\"soar_related\".\(Self.quote($0.related)) = \(Self.quote(table.name)).\(Self.quote($0.own))" }
+            let on = join.map { "\"soar_related\".\(Self.quote($0.related)) = \(outerReference).\(Self.quote($0.own))" }
             let inner = condition.map { [render($0)] } ?? []
             return "EXISTS (SELECT 1 FROM \(related(relation)) AS \"soar_related\" WHERE " + (on + inner).joined(separator: " AND ") + ")"
         case .compare(let column, let op, let operand):

@@ -23,9 +23,11 @@ extension SQLiteStore {
     public func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?) {
         let columns = table.columns.map(\.name).filter(query.columnsNamed(in: table).contains)
         let rules = try require(.select, on: table, access, columns: columns)
-        // The other tables are looked up only for an `!inner` embedding's subquery.
+        // The other tables are looked up only for an `!inner` embedding's subquery, built-in ones
+        // (storage's buckets) under their own policies as the app's are.
         let sql = DataSQL(table, .sqlite, rules: rules) { [self] name in
-            (try? tables[name]?.rules(for: access).rows) ?? "(SELECT * FROM \(DataSQL.quote(name)) WHERE 0)"
+            let related = tables[name] ?? builtIns.withLock { $0[name] }
+            return (try? related?.rules(for: access).rows) ?? "(SELECT * FROM \(DataSQL.quote(name)) WHERE 0)"
         }
         let (rows, count) = DataSQL.select(sql, query, columns: columns)
         let time = Timestamp.postgres(now())
