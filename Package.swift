@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "SoarSchema", dependencies: ["SoarCore", "SoarCrypto", "CPgQuery"]),
         .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CPostgres", "SoarMigrations", "SoarSchema"]),
         .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore", "CQREncode", "CCurl"]),
-        .target(name: "SoarPush", dependencies: ["SoarCore", "SoarAPNs", "SoarStore"]),
+        .target(name: "SoarPush", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarStore", "CCurl"]),
         // Supabase Storage without HTTP: buckets and objects as rows under the app's policies, bytes as files.
         .target(name: "SoarStorage", dependencies: ["SoarCore", "SoarCrypto", "SoarStore", "SoarImages"]),
         // Image transforms through libvips, alone in a target: its C headers stay out of SoarStorage.

@@ -35,6 +35,7 @@ public enum Migrations {
         File(name: "0022_push_send_kinds.sql", bytes: PackageResources._022_push_send_kinds_sql),
         File(name: "0023_push_templates.sql", bytes: PackageResources._023_push_templates_sql),
         File(name: "0024_push_sends_stored_all.sql", bytes: PackageResources._024_push_sends_stored_all_sql),
+        File(name: "0025_push_webhooks.sql", bytes: PackageResources._025_push_webhooks_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
@@ -59,6 +60,7 @@ public enum Migrations {
         File(name: "0017_push_send_kinds.sql", bytes: PackageResources._017_push_send_kinds_sql),
         File(name: "0018_push_templates.sql", bytes: PackageResources._018_push_templates_sql),
         File(name: "0019_push_sends_stored_all.sql", bytes: PackageResources._019_push_sends_stored_all_sql),
+        File(name: "0020_push_webhooks.sql", bytes: PackageResources._020_push_webhooks_sql),
     ]
 }
 

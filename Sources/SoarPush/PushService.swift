@@ -12,6 +12,9 @@ public final class PushService: Sendable {
     private let rows: DeviceRows
     private let registration: DeviceRegistration
     let jobs: any PushJobStore
+    let webhookStore: any WebhookStore
+    /// Delivers webhook messages (always running: opens and suppressions need no APNs key).
+    private let webhooks: WebhookDispatcher
     private let inboxSize: Int
     /// Kinds sent even to users who muted them (security alerts).
     private let criticalKinds: Set<String>
@@ -20,7 +23,7 @@ public final class PushService: Sendable {
     private let segments: SegmentReader?
     /// Runs scheduled sends when they fall due (with APNs configured).
     private let scheduler: Scheduler?
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     /// The zone of devices that name none, for `local_time`.
     private let fallbackTimeZone: TimeZone
     /// Sends of a kind a user may get in 24 hours at most (`SOAR_PUSH_FREQUENCY_CAPS`).
@@ -43,9 +46,9 @@ public final class PushService: Sendable {
     ///   - criticalKinds: kinds no preference mutes.
     ///   - segments: how a segment's filters are read (the data API's parser); nil: no segments.
     public init(
-        settings: PushSettings.Loaded, store: any DataStore & PushJobStore, inboxSize: Int = 500, criticalKinds: Set<String> = ["security"],
+        settings: PushSettings.Loaded, store: any DataStore & PushJobStore & WebhookStore, inboxSize: Int = 500, criticalKinds: Set<String> = ["security"],
         segments: SegmentReader? = nil, fallbackTimeZone: TimeZone = TimeZone(identifier: "UTC")!, frequencyCaps: [String: Int] = [:],
-        now: @escaping @Sendable () -> Date = Date.init
+        webhookTimeout: Duration = .seconds(10), now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.settings = settings
         self.frequencyCaps = frequencyCaps
@@ -56,6 +59,11 @@ public final class PushService: Sendable {
         rows = DeviceRows(store: store)
         registration = DeviceRegistration(store: store)
         jobs = store
+        webhookStore = store
+        var webhookSettings = WebhookDispatcher.Settings()
+        webhookSettings.timeout = webhookTimeout
+        webhooks = WebhookDispatcher(store: store, settings: webhookSettings, now: now)
+        webhooks.start()
         self.inboxSize = inboxSize
         if case .configured(let configured) = settings {
             let clients = APNsClients(settings: configured)
@@ -451,11 +459,13 @@ public final class PushService: Sendable {
         let summary: PushSendSummary?
         do { summary = try jobs.sendSummary(id: id) } catch { throw PushError(503, "store_unavailable", error.message) }
         guard let summary else { throw PushError(404, "not_found", "no send has the id \(id)") }
+        let webhookCounts = (try? webhookStore.webhookCounts(send: id)) ?? [:]
         return .object([
             "send_id": .string(summary.id), "created_at": .string(summary.createdAt), "finished_at": summary.finishedAt.map { .string($0) } ?? .null,
             "total": .int(summary.total), "pending": .int(summary.pending), "delivered": .int(summary.delivered), "failed": .int(summary.failed),
             "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }), "opens": .int(summary.opens), "redelivered": .int(summary.redelivered),
             "suppressed": .object(Dictionary(uniqueKeysWithValues: ["opted_out", "quiet_hours", "frequency_cap"].map { ($0, JSONValue.int(summary.suppressed[$0] ?? 0)) })),
+            "webhooks": .object(Dictionary(uniqueKeysWithValues: ["pending", "delivered", "failed"].map { ($0, JSONValue.int(webhookCounts[$0] ?? 0)) })),
         ])
     }
 
@@ -476,6 +486,7 @@ public final class PushService: Sendable {
     public func shutdown() {
         scheduler?.stop()
         worker?.stop()
+        webhooks.stop()
         clients?.shutdown()
     }
 }

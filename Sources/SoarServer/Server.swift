@@ -34,6 +34,8 @@ public final class Server: Sendable {
         public var inboxSize = 500
         /// How long send-test-push waits for APNs before answering 504 (delivery goes on).
         public var testPushDeadline = Duration.seconds(20)
+        /// How long a webhook receiver may take to answer before the attempt counts as failed.
+        public var webhookTimeout = Duration.seconds(10)
         public var version = "soar"
         /// Where stored objects' bytes live (`--storage-dir`); nil: `/storage/v1` answers 503.
         public var storageDirectory: String?
@@ -124,7 +126,8 @@ public final class Server: Sendable {
         self.push = PushService(
             settings: push, store: store, inboxSize: configuration.inboxSize, criticalKinds: configuration.criticalPushKinds,
             segments: { filter throws(PushError) in try Segment.condition(filter, store: store) },
-            fallbackTimeZone: configuration.pushFallbackTimeZone, frequencyCaps: configuration.pushFrequencyCaps, now: now)
+            fallbackTimeZone: configuration.pushFallbackTimeZone, frequencyCaps: configuration.pushFrequencyCaps,
+            webhookTimeout: configuration.webhookTimeout, now: now)
         do {
             let auth = self.auth
             realtime = try RealtimeServer(limits: configuration.realtimeLimits, clock: now) { token in RealtimeEndpoints.identity(token, auth: auth) }
@@ -166,7 +169,10 @@ public final class Server: Sendable {
         }
         let listening = "\(scheme)://\(hostForURL):\(http.port)"
         let images = self.storage.map { PushImages(storage: $0, baseURL: configuration.publicURL ?? listening, lifetime: configuration.pushImageLifetime) }
-        PushEndpoints(push: self.push, gateway: gateway, deadline: configuration.testPushDeadline, images: images).register(in: &router)
+        let ownHosts = Set([configuration.host, hostForURL, LANAddress.first()].compactMap { $0?.lowercased() })
+        PushEndpoints(
+            push: self.push, gateway: gateway, deadline: configuration.testPushDeadline, images: images, ownAddresses: (ownHosts, Int(http.port))
+        ).register(in: &router)
         let rest = RestService(store: store)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)

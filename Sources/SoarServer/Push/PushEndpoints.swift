@@ -14,6 +14,9 @@ struct PushEndpoints: Sendable {
     let deadline: Duration
     /// Turns a storage path (`image`) into a signed `image_url`; nil without storage.
     let images: PushImages?
+    /// The addresses this server answers on (its host and port, and the LAN address a server
+    /// on every address answers by): a webhook may not point at them.
+    let ownAddresses: (hosts: Set<String>, port: Int)
 
     func register(in router: inout Router) {
         router.add(["POST"], "/functions/v1/send-test-push") { exchange throws(ServerError) in
@@ -91,6 +94,50 @@ struct PushEndpoints: Sendable {
             try serviceRole(exchange, "a send is the server's to retract")
             do throws(PushError) { return .json(202, try push.retractSend(id: exchange.parameters["id"] ?? "")) } catch { throw Self.serverError(error) }
         }
+        router.add(["GET", "POST"], "/functions/v1/webhooks") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "webhooks are the server's")
+            let isPOST = exchange.request.method == "POST"
+            let body = isPOST ? try exchange.json { .function(400, "invalid_request", "The request body is not JSON: \($0)") } : .null
+            do throws(PushError) {
+                guard isPOST else { return .json(200, try push.webhookEndpoints()) }
+                return .json(201, try push.addWebhook(body: body, isOwnAddress: isOwnAddress))
+            } catch {
+                throw Self.serverError(error)
+            }
+        }
+        router.add(["GET", "DELETE"], "/functions/v1/webhooks/{id}") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "webhooks are the server's")
+            let id = exchange.parameters["id"] ?? ""
+            do throws(PushError) {
+                return .json(200, exchange.request.method == "DELETE" ? try push.deleteWebhook(id: id) : try push.webhookEndpoint(id: id))
+            } catch {
+                throw Self.serverError(error)
+            }
+        }
+        router.add(["GET"], "/functions/v1/webhooks/{id}/messages") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "webhooks are the server's")
+            let id = exchange.parameters["id"] ?? ""
+            do throws(PushError) {
+                _ = try push.webhookEndpoint(id: id)
+                return .json(200, try push.webhookMessages(endpoint: id))
+            } catch {
+                throw Self.serverError(error)
+            }
+        }
+        router.add(["GET"], "/functions/v1/sends/{id}/webhooks") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "a send's statistics are the server's")
+            let id = exchange.parameters["id"] ?? ""
+            do throws(PushError) {
+                _ = try push.sendStatus(id: id)
+                return .json(200, try push.webhookMessages(send: id))
+            } catch {
+                throw Self.serverError(error)
+            }
+        }
         router.add(["POST", "DELETE"], "/api/creator/device_tokens") { exchange throws(ServerError) in
             try gateway.admit(&exchange, apiKeyOptional: true)
             let userID = try caller(exchange, "a device token belongs to a signed-in user")
@@ -108,6 +155,16 @@ struct PushEndpoints: Sendable {
                 throw Self.serverError(error)
             }
         }
+    }
+
+    /// Whether a URL reaches this server: its port, on a loopback name or address, an address of
+    /// every interface, or one this server answers by.
+    private func isOwnAddress(_ url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased() ?? "http"
+        guard (url.port ?? (scheme == "https" ? 443 : 80)) == ownAddresses.port, var host = url.host?.lowercased() else { return false }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return ["localhost", "::1", "::", "0.0.0.0", "0"].contains(host) || host.hasPrefix("127.") || host.hasSuffix(".localhost")
+            || ownAddresses.hosts.contains(host)
     }
 
     /// The body with its `image` (a storage path the caller may read) as a signed `image_url`.

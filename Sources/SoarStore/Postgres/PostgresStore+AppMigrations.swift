@@ -67,6 +67,8 @@ extension PostgresStore {
                 let schema = try Self.catalog(on: connection)
                 if AppSchema.ownsDeviceTokens(schema) { try connection.execute(Self.oneOwnerTrigger) }
                 try connection.execute(ChangeCapture(dialect: .postgres).triggers(for: schema))
+                let openTrigger = WebhookQueue(dialect: .postgres).openTrigger(for: schema)
+                if !openTrigger.isEmpty { try connection.execute(openTrigger) }
                 let functions = try Self.functions(on: connection, relations: schema.relations)
                 self.schema.withLock { $0 = Table.all(schema) }
         realtime.withLock { $0 = schema.realtime }
@@ -130,7 +132,7 @@ extension PostgresStore {
     }
 
     /// Soar's own tables in public, which the data API does not serve.
-    static let internalTables: Set<String> = ["soar_migrations", "push_sends", "push_send_reasons", "push_jobs", "push_schedules", "push_templates"]
+    static let internalTables: Set<String> = ["soar_migrations", "push_sends", "push_send_reasons", "push_jobs", "push_schedules", "push_templates", "push_webhooks", "push_webhook_messages"]
 
     /// The data API's schema from the catalog, as PostgREST's schema cache reads it.
     static func catalog(on connection: PGConnection) throws(StoreError) -> Schema {

@@ -4,13 +4,19 @@ import SoarCore
 /// Durable sends on Postgres, run as the server's own role (clients have no grant on these tables).
 extension PostgresStore {
     public func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?, schedules: [PushSchedule]) throws(StoreError) {
-        let time = Timestamp.postgres(now())
+        let date = now()
+        let time = Timestamp.postgres(date)
         try run { connection throws(StoreError) in
             try connection.query(
                 "INSERT INTO public.push_sends (id, request, total, created_at, finished_at, kind, stored_all) VALUES ($1, $2, $3, $4, $5, $6, false)",
                 [id, request, String(total), time, total == 0 ? time : nil, kind])
             for (why, count) in suppressed where count > 0 {
                 try connection.query("INSERT INTO public.push_send_reasons (send_id, reason, count) VALUES ($1, $2, $3)", [id, suppressedPrefix + why, String(count)])
+            }
+            for (why, count) in suppressed.sorted(by: { $0.key < $1.key }) where count > 0 {
+                try WebhookQueue(dialect: .postgres).enqueue(
+                    type: "push.suppressed", send: id, at: date,
+                    data: ["send_id": .string(id), "kind": kind.map(JSONValue.string) ?? .null, "reason": .string(why), "count": .int(count)], on: connection)
             }
             for schedule in schedules {
                 try connection.query(

@@ -55,7 +55,7 @@ extension SQLiteStore {
         if AppSchema.ownsDeviceTokens(current) {
             try migrating { () throws(StoreError) in try write { connection throws(StoreError) in try connection.execute(Self.oneOwnerTriggers) } }
         }
-        let capture = ChangeCapture(dialect: .sqlite).triggers(for: current)
+        let capture = ChangeCapture(dialect: .sqlite).triggers(for: current) + "\n" + WebhookQueue(dialect: .sqlite).openTrigger(for: current)
         try migrating { () throws(StoreError) in try write { connection throws(StoreError) in try connection.execute(capture) } }
         return pending
     }

@@ -3,13 +3,19 @@ import SoarCore
 
 extension SQLiteStore {
     public func createSend(id: String, request: String, total: Int, suppressed: [String: Int], kind: String?, schedules: [PushSchedule]) throws(StoreError) {
-        let time = Timestamp.postgres(now())
+        let date = now()
+        let time = Timestamp.postgres(date)
         try write { connection throws(StoreError) in
             try connection.statement("INSERT INTO push_sends (id, request, total, created_at, finished_at, kind, stored_all) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0)")
                 .run([.text(id), .text(request), .integer(Int64(total)), .text(time), total == 0 ? .text(time) : .null, kind.map(SQLValue.text) ?? .null])
             for (why, count) in suppressed where count > 0 {
                 try connection.statement("INSERT INTO push_send_reasons (send_id, reason, count) VALUES (?1, ?2, ?3)")
                     .run([.text(id), .text(suppressedPrefix + why), .integer(Int64(count))])
+            }
+            for (why, count) in suppressed.sorted(by: { $0.key < $1.key }) where count > 0 {
+                try WebhookQueue(dialect: .sqlite).enqueue(
+                    type: "push.suppressed", send: id, at: date,
+                    data: ["send_id": .string(id), "kind": kind.map(JSONValue.string) ?? .null, "reason": .string(why), "count": .int(count)], on: connection)
             }
             for schedule in schedules {
                 try connection.statement("INSERT INTO push_schedules (id, request, due_at, status, created_at, updated_at) VALUES (?1, ?2, ?3, 'scheduled', ?4, ?4)")

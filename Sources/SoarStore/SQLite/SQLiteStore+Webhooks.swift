@@ -1,0 +1,39 @@
+import Foundation
+
+/// Push's webhooks on SQLite: the queue's SQL (``WebhookQueue``) on the store's connections.
+extension SQLiteStore {
+    private static let webhookQueue = WebhookQueue(dialect: .sqlite)
+
+    public func addWebhook(_ endpoint: WebhookEndpoint) throws(StoreError) {
+        try write { connection throws(StoreError) in try Self.webhookQueue.add(endpoint, on: connection) }
+    }
+
+    public func webhooks() throws(StoreError) -> [WebhookEndpoint] {
+        try read { connection throws(StoreError) in try Self.webhookQueue.all(on: connection) }
+    }
+
+    public func deleteWebhook(id: String) throws(StoreError) -> Bool {
+        try write { connection throws(StoreError) in try Self.webhookQueue.delete(id: id, on: connection) }
+    }
+
+    public func claimWebhookMessages(owner: String, now: String, leaseUntil: String, limit: Int) throws(StoreError) -> [WebhookMessage] {
+        try write { connection throws(StoreError) in try Self.webhookQueue.claim(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit, on: connection) }
+    }
+
+    public func finishWebhookMessages(_ attempts: [WebhookAttempt], at time: String) throws(StoreError) {
+        guard !attempts.isEmpty else { return }
+        try write { connection throws(StoreError) in try Self.webhookQueue.finish(attempts, at: time, on: connection) }
+    }
+
+    public func webhookMessages(send: String?, endpoint: String?, limit: Int) throws(StoreError) -> [WebhookMessage] {
+        try read { connection throws(StoreError) in try Self.webhookQueue.list(send: send, endpoint: endpoint, limit: limit, on: connection) }
+    }
+
+    public func webhookCounts(send: String) throws(StoreError) -> [String: Int] {
+        try read { connection throws(StoreError) in try Self.webhookQueue.counts(send: send, on: connection) }
+    }
+
+    public func pruneWebhookMessages(finishedBefore time: String) throws(StoreError) {
+        try write { connection throws(StoreError) in try Self.webhookQueue.prune(finishedBefore: time, on: connection) }
+    }
+}
