@@ -17,7 +17,8 @@ extension PostgresStore {
     }
 
     public func claimWebhookMessages(owner: String, now: String, leaseUntil: String, limit: Int) throws(StoreError) -> [WebhookMessage] {
-        try run { connection throws(StoreError) in try Self.webhookQueue.claim(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit, on: connection) }
+        guard try run({ connection throws(StoreError) in try Self.webhookQueue.anyDue(now: now, on: connection) }) else { return [] }
+        return try run { connection throws(StoreError) in try Self.webhookQueue.claim(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit, on: connection) }
     }
 
     public func finishWebhookMessages(_ attempts: [WebhookAttempt], at time: String) throws(StoreError) {

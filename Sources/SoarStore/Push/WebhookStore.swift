@@ -143,6 +143,16 @@ struct WebhookQueue {
             [.text(type), send.map(SQLValue.text) ?? .null, .text(payload)])
     }
 
+    /// Whether any message is due at `now` that no live lease holds: a read, so that an idle
+    /// server's polls never take the writer.
+    func anyDue(now: String, on connection: some SQLConnection) throws(StoreError) -> Bool {
+        !(try connection.rows(
+            """
+            SELECT 1 FROM \(messages) WHERE state = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= \(time("$1")))
+              AND (lease_until IS NULL OR lease_until <= \(time("$1"))) LIMIT 1
+            """, [.text(now)]).isEmpty)
+    }
+
     func claim(owner: String, now: String, leaseUntil: String, limit: Int, on connection: some SQLConnection) throws(StoreError) -> [WebhookMessage] {
         let lock = dialect == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let claimed = try connection.rows(

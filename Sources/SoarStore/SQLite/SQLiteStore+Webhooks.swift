@@ -17,7 +17,8 @@ extension SQLiteStore {
     }
 
     public func claimWebhookMessages(owner: String, now: String, leaseUntil: String, limit: Int) throws(StoreError) -> [WebhookMessage] {
-        try write { connection throws(StoreError) in try Self.webhookQueue.claim(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit, on: connection) }
+        guard try read({ connection throws(StoreError) in try Self.webhookQueue.anyDue(now: now, on: connection) }) else { return [] }
+        return try write { connection throws(StoreError) in try Self.webhookQueue.claim(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit, on: connection) }
     }
 
     public func finishWebhookMessages(_ attempts: [WebhookAttempt], at time: String) throws(StoreError) {
