@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "SoarClientTests", dependencies: ["SoarClient", "SoarTesting", "SoarEmulator"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
         .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting"], exclude: ["Fixtures"]),
-        .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarCrypto", "SoarStore", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
+        .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarCrypto", "SoarStore", "SoarStorage", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CNghttp2", "COpenSSL", "CSQLite", "CPostgres", "CMicroHTTPD", "CPgQuery", "CQREncode", "CCurl", "CArgon2", "CCrypt", "CWslay", "CVips"]

@@ -31,7 +31,7 @@ public final class PostgresCluster: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             if getuid() == 0 { try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: directory) }
             try Self.check(Self.asOwner(binaries + "/initdb", ["-D", directory + "/data", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]), "initdb")
-            let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=400"
+            let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=1000"
             try Self.check(Self.asOwner(binaries + "/pg_ctl", ["-D", directory + "/data", "-o", options, "-l", directory + "/log", "-w", "start"]), "pg_ctl start")
         } catch let error as FixtureError {
             throw error

@@ -36,6 +36,33 @@ import Testing
         #expect(started.server.stop() == 0)
     }
 
+    /// The app's own storage policies, with storage.foldername, filename and extension, and the
+    /// rest of the API: a bucket read and changed, listing's options, If-Modified-Since, forged tokens.
+    @Test(.ownThread) func policiesOnFoldersFilesAndExtensionsAndTheRestOfTheAPI() throws {
+        let dir = TemporaryDirectory("soar-storage-policies")
+        // The starter's files (a Postgres test database has them applied already), then the app's own.
+        let migrations = dir.path + "/migrations"
+        let initialized = try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations])
+        #expect(initialized.status == 0, "\(initialized.stderr)")
+        try """
+            insert into storage.buckets (id, name, public) values ('docs', 'docs', false);
+            create policy "PDFs in one's own folder" on storage.objects for insert to authenticated
+              with check (bucket_id = 'docs' and storage.extension(name) = 'pdf' and (storage.foldername(name))[1] = (select auth.uid())::text);
+            create policy "Own files, and every README" on storage.objects for select to authenticated
+              using (bucket_id = 'docs' and (storage.filename(name) = 'README.pdf' or (storage.foldername(name))[1] = (select auth.uid())::text));
+            """.write(toFile: migrations + "/20260101000000_docs.sql", atomically: true, encoding: .utf8)
+        let database = try TestDatabase(directory: dir.path)
+        let server = try BackgroundProcess(
+            SoarBinary.path, ["serve", "--port", "0", "--storage-dir", dir.path + "/storage", "--migrations", migrations] + database.arguments,
+            environment: database.environment)
+        let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
+        let anon = try #require(server.readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
+        let service = try #require(server.readLine()?.replacingOccurrences(of: "service_role key: ", with: ""))
+        let run = try ProcessRunner.run("python3", [Self.script("storage_policies.py"), url, anon, service], timeout: 120)
+        #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
+        #expect(server.stop() == 0)
+    }
+
     @Test(.ownThread) func imagesAreRenderedWithinTheirLimits() throws {
         let dir = TemporaryDirectory("soar-storage-images")
         let started = try Self.start(try TestDatabase(directory: dir.path), storage: dir.path + "/storage")

@@ -15,8 +15,10 @@ final class WebhookDispatcher: Sendable {
         var timeout: Duration = .seconds(10)
         /// The waits before each retry: Standard Webhooks' suggested schedule, about a day in all.
         var retryDelays: [TimeInterval] = [5, 300, 1800, 7200, 18_000, 36_000, 36_000]
-        /// How often to look for due messages when there were none.
-        var pollInterval: Duration = .milliseconds(200)
+        /// How soon to look again for due messages after a look found none: the first wait,
+        /// doubled while they stay away, up to the longest.
+        var pollInterval: Duration = .milliseconds(100)
+        var longestPoll: Duration = .seconds(1)
         /// Messages claimed at once.
         var batch = 500
         /// Requests in flight at once.
@@ -61,6 +63,7 @@ final class WebhookDispatcher: Sendable {
         let batchRounds = (settings.batch + settings.concurrency - 1) / settings.concurrency
         let lease = Double(settings.timeout.components.seconds + 1) * Double(batchRounds) + 30
         var lastPrune = Date.distantPast
+        var wait = settings.pollInterval
         while !stopped.withLock({ $0 }) {
             let time = now()
             if time.timeIntervalSince(lastPrune) > 3600 || time < lastPrune {
@@ -70,9 +73,11 @@ final class WebhookDispatcher: Sendable {
             let messages = (try? store.claimWebhookMessages(
                 owner: owner, now: Timestamp.postgres(time), leaseUntil: Timestamp.postgres(time + lease), limit: settings.batch)) ?? []
             guard !messages.isEmpty else {
-                _ = wakeup.wait(timeout: .now() + .milliseconds(Int(settings.pollInterval.components.seconds * 1000 + settings.pollInterval.components.attoseconds / 1_000_000_000_000_000)))
+                _ = wakeup.wait(timeout: .now() + .milliseconds(Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)))
+                wait = min(wait * 2, settings.longestPoll)
                 continue
             }
+            wait = settings.pollInterval
             // The wall clock's, whatever clock schedules: receivers check it against theirs.
             let timestamp = Int(Date().timeIntervalSince1970)
             let responses = poster.post(messages.map { message in

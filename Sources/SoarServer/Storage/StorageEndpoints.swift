@@ -193,14 +193,15 @@ struct StorageEndpoints: Sendable {
 
     // MARK: helpers
 
-    /// The gateway's checks, its JWT failures in Storage's words. `optional`: a missing or bad
-    /// token reads as anon (the plain `/object/...` and `/object/info/...` reads).
+    /// The gateway's checks, its JWT failures in Storage's words. `optional`: no token at all
+    /// reads as anon (the plain `/object/...` and `/object/info/...` reads); a token that does
+    /// not verify is refused there too, never taken for anon.
     private func admit(_ exchange: inout Exchange, optional: Bool = false) throws(ServerError) -> Access {
         try gateway.requireAPIKey(exchange)
         do {
             try gateway.admit(&exchange)
         } catch {
-            if optional { return .anon }
+            if optional, exchange.header("authorization") == nil { return .anon }
             if case .rest(_, let message, _, _) = error.shape { throw .storage(.accessDenied(message)) }
             throw error
         }
