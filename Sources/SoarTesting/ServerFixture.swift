@@ -66,17 +66,18 @@ public final class ServerFixture: Sendable {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    /// Sends a request with the anon key as `apikey` unless `headers` sets one, and `bearer` as the JWT.
+    /// Sends a request with the anon key as `apikey` unless `headers` sets one, and `bearer` as the
+    /// JWT; the body is `body`'s text, or `bytes`.
     public func call(
-        _ method: String, _ path: String, bearer: String? = nil, headers: [String: String] = [:], body: String? = nil
+        _ method: String, _ path: String, bearer: String? = nil, headers: [String: String] = [:], body: String? = nil, bytes: Data? = nil
     ) async throws -> Answer {
         var request = URLRequest(url: URL(string: url + path)!)
         request.httpMethod = method
         if headers["apikey"] == nil { request.setValue(anonKey, forHTTPHeaderField: "apikey") }
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers where !value.isEmpty { request.setValue(value, forHTTPHeaderField: name) }
-        if let body {
-            request.httpBody = Data(body.utf8)
+        if let body = bytes ?? body.map({ Data($0.utf8) }) {
+            request.httpBody = body
             if headers["content-type"] == nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         }
         let (data, response) = try await session.data(for: request)

@@ -61,6 +61,15 @@ expect(refused.json().get("statusCode") == "413", f"a decompression bomb is refu
 pictures.upload("notes.txt", b"not an image", {"content-type": "text/plain"})
 text = httpx.get(f"{url}/storage/v1/render/image/public/pictures/notes.txt?width=64")
 expect(text.status_code == 400 and "unsupported" in text.json()["message"], f"not an image: {text.text}")
+noisy = Image.effect_noise((512, 512), 64).convert("RGB")
+buffer = io.BytesIO()
+noisy.save(buffer, "JPEG", quality=95)
+pictures.upload("noisy.jpg", buffer.getvalue(), {"content-type": "image/jpeg"})
+sizes = {q: len(httpx.get(f"{url}/storage/v1/render/image/public/pictures/noisy.jpg?width=256&format=jpeg&quality={q}").content) for q in (20, 90)}
+expect(sizes[20] < sizes[90] * 0.7, f"quality 20 makes a smaller file than 90: {sizes}")
+for q in ("19", "101", "high"):
+    out = httpx.get(f"{url}/storage/v1/render/image/public/pictures/photo.jpg?width=64&quality={q}")
+    expect(out.status_code == 400 and "quality" in out.json()["message"], f"quality={q}: {out.text}")
 bad = httpx.get(f"{url}/storage/v1/render/image/public/pictures/photo.jpg?width=64&resize=stretch")
 expect(bad.status_code == 400 and "resize" in bad.json()["message"], f"a bad resize: {bad.text}")
 print("ok")

@@ -78,6 +78,9 @@ modified = whole.headers["last-modified"]
 expect(httpx.get(object_url, headers={**keyed, "If-Modified-Since": modified}).status_code == 304, "If-Modified-Since its own time")
 earlier = email.utils.format_datetime(email.utils.parsedate_to_datetime(modified).replace(year=2000), usegmt=True)
 expect(httpx.get(object_url, headers={**keyed, "If-Modified-Since": earlier}).status_code == 200, "modified since 2000")
+files.upload(f"{bob_id}/cached.pdf", b"%PDF cached", {"content-type": "application/pdf", "cache-control": "120"})
+cached = httpx.get(f"{url}/storage/v1/object/docs/{bob_id}/cached.pdf", headers=keyed)
+expect(cached.headers.get("cache-control") == "max-age=120", f"the upload's cache-control is served: {cached.headers.get('cache-control')}")
 bare = httpx.get(object_url + "?download", headers=keyed)
 expect(bare.headers.get("content-disposition", "").startswith("attachment"), f"a bare ?download is an attachment: {bare.headers}")
 
