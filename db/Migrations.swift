@@ -78,6 +78,8 @@ extension Migrations {
     public static let deviceAttributes = File(name: "20250105000000_device_attributes.sql", bytes: PackageResources._0250105000000_device_attributes_sql)
     /// Each user's quiet hours.
     public static let quietHours = File(name: "20250106000000_quiet_hours.sql", bytes: PackageResources._0250106000000_quiet_hours_sql)
+    /// Push topics single devices follow.
+    public static let deviceTopics = File(name: "20250107000000_device_topics.sql", bytes: PackageResources._0250107000000_device_topics_sql)
 }
 
 extension Migrations.File {

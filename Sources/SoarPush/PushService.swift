@@ -274,7 +274,7 @@ public final class PushService: Sendable {
     /// fallback zone's), each limited to its zone's devices.
     private func scheduleLocally(_ request: SendPushRequest, body: JSONValue, hour: Int, minute: Int) throws(PushError) -> JSONValue {
         let zones: Set<String?>
-        let audience = [SendDevices.condition(request.audience), request.restriction].compactMap { $0 }
+        let audience = [SendDevices.condition(request.audience, tables: rows.store.tables), request.restriction].compactMap { $0 }
         do { zones = try rows.timeZones(where: audience.isEmpty ? nil : .all(audience)) } catch {
             if error.code == "42703" { throw .invalid("local_time needs device_tokens.time_zone: \(error.message)") }
             throw PushError(503, "store_unavailable", error.message)
@@ -331,7 +331,9 @@ public final class PushService: Sendable {
             // A topic nobody follows is likely a typo: said, not sent to no one in silence.
             let followed: Bool
             do { followed = try PushTopic.followed(topic, store: rows.store) } catch { throw PushError(503, "store_unavailable", error.message) }
-            guard followed else { throw PushError(404, "unknown_topic", "no user follows the topic \"\(topic)\" (push_topic_subscriptions)") }
+            guard followed else {
+                throw PushError(404, "unknown_topic", "no user or device follows the topic \"\(topic)\" (push_topic_subscriptions, push_topic_device_subscriptions)")
+            }
         }
         // An alert carries its send's id as its collapse id unless it names one: an update of the
         // send replaces it on the device (on iOS, the collapse id is the notification's identifier).

@@ -22,10 +22,10 @@ import Testing
         #expect(lines.filter { $0.contains(": applied 0001_supabase_base.sql") }.count == 1, "\(lines)")
         #expect(lines.filter { $0.contains("20250101000000_starter.sql") }.count == 1, "the app's starter, once: \(lines)")
         let count = Migrations.postgres.count
-        let totals = "(Soar: \(count) migrations; the app: 6 from the built-in starter"
+        let totals = "(Soar: \(count) migrations; the app: 7 from the built-in starter"
         #expect(lines.filter { $0.contains(": up to date \(totals)") }.count >= 1, "\(lines)")
         #expect(try cluster.psql(database, "SELECT count(*) FROM public.soar_migrations") == "\(count)\n")
-        #expect(try cluster.psql(database, "SELECT version FROM supabase_migrations.schema_migrations ORDER BY version") == "20250101000000\n20250102000000\n20250103000000\n20250104000000\n20250105000000\n20250106000000\n")
+        #expect(try cluster.psql(database, "SELECT version FROM supabase_migrations.schema_migrations ORDER BY version") == "20250101000000\n20250102000000\n20250103000000\n20250104000000\n20250105000000\n20250106000000\n20250107000000\n")
         let again = try ProcessRunner.run(SoarBinary.path, ["migrate", "--database-url", url])
         #expect(again.status == 0 && again.stdout.contains(": up to date \(totals)"), "\(again.stdout)\(again.stderr)")
     }

@@ -42,4 +42,42 @@ import Testing
         let bad = try await fixture.sendPush(#"{"topic":"no spaces","title":"a","body":"b"}"#)
         #expect(bad.status == 400, "\(bad.text)")
     }
+
+    /// A device follows a topic by itself: a send to it reaches that device, not its user's others,
+    /// and a token that is not the subscriber's own device reaches nothing.
+    @Test func aDeviceFollowsATopicByItself() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let ada = try await fixture.signUp("device-topics@example.com")
+        for n in [7, 8] {
+            #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: ada.token, body: #"{"token":"\#(Self.token(n))","platform":"ios"}"#).status == 201)
+        }
+        let bob = try await fixture.signUp("device-topics-2@example.com")
+        #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: bob.token, body: #"{"token":"\#(Self.token(9))","platform":"ios"}"#).status == 201)
+        let follow = try await fixture.call(
+            "POST", "/rest/v1/push_topic_device_subscriptions", bearer: ada.token, body: #"{"token":"\#(Self.token(7))","topic":"scores"}"#)
+        #expect(follow.status == 201, "\(follow.text)")
+        // Bob names Ada's device as his: it is not his device, so it gets nothing through him.
+        let borrowed = try await fixture.call(
+            "POST", "/rest/v1/push_topic_device_subscriptions", bearer: bob.token, body: #"{"token":"\#(Self.token(8))","topic":"scores"}"#)
+        #expect(borrowed.status == 201, "\(borrowed.text)")
+        let forged = try await fixture.call(
+            "POST", "/rest/v1/push_topic_device_subscriptions", bearer: bob.token, body: #"{"user_id":"\#(ada.id)","token":"\#(Self.token(8))","topic":"scores"}"#)
+        #expect(forged.status == 403, "for another user: \(forged.text)")
+        let upper = try await fixture.call(
+            "POST", "/rest/v1/push_topic_device_subscriptions", bearer: ada.token, body: #"{"token":"\#(Self.token(8).uppercased())","topic":"scores"}"#)
+        #expect(upper.status == 400, "tokens are lowercase hex, as device_tokens keeps them: \(upper.text)")
+
+        let dry = try await fixture.sendPush(#"{"topic":"scores","title":"Goal","body":"1-0","dry_run":true}"#)
+        #expect(dry.object["devices"] == 1, "\(dry.text)")
+        let sent = try await fixture.sendPush(#"{"topic":"scores","title":"Goal","body":"1-0"}"#)
+        #expect(sent.status == 202 && sent.object["devices"] == 1, "\(sent.text)")
+        _ = try await fixture.finishedSend(try #require(sent.object["send_id"]?.stringValue))
+        #expect(emulator.emulator.state.deliveries.map(\.token) == [Self.token(7)])
+
+        // Following as a user too: every device of the user, once each.
+        #expect(try await fixture.call("POST", "/rest/v1/push_topic_subscriptions", bearer: ada.token, body: #"{"topic":"scores"}"#).status == 201)
+        let both = try await fixture.sendPush(#"{"topic":"scores","title":"Goal","body":"2-0","dry_run":true}"#)
+        #expect(both.object["devices"] == 2, "\(both.text)")
+    }
 }

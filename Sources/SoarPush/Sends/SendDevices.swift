@@ -29,7 +29,7 @@ struct SendDevices {
             self.init(expected: try rows.iOSDeviceCount(), pagesFrom: rows, page: [])
         case .topic, .segment:
             // Read a page at a time, as a send to everyone, of the followers' or matching devices only.
-            let matching = rows.meeting(Self.condition(audience))
+            let matching = rows.meeting(Self.condition(audience, tables: rows.store.tables))
             self.init(expected: try matching.iOSDeviceCount(), pagesFrom: matching, page: [])
         case .users(let ids):
             self.init(listed: try rows.iOSDevices("user_id", in: ids))
@@ -47,13 +47,13 @@ struct SendDevices {
         }
     }
 
-    /// The audience as a condition on `device_tokens` (nil: every device).
-    static func condition(_ audience: SendPushRequest.Audience) -> RowQuery.Condition? {
+    /// The audience as a condition on `device_tokens` (nil: every device), over the app's `tables`.
+    static func condition(_ audience: SendPushRequest.Audience, tables: [String: Table]) -> RowQuery.Condition? {
         switch audience {
         case .everyone: nil
         case .users(let ids): .compare(column: "user_id", op: .in, operand: .list(ids.map(SQLValue.text)))
         case .tokens(let tokens): .compare(column: "token", op: .in, operand: .list(tokens.map(SQLValue.text)))
-        case .topic(let topic): PushTopic.followers(of: topic)
+        case .topic(let topic): PushTopic.followers(of: topic, tables: tables)
         case .segment(_, let condition): condition
         }
     }
@@ -62,7 +62,7 @@ struct SendDevices {
     static func count(_ audience: SendPushRequest.Audience, rows: DeviceRows) throws(StoreError) -> Int {
         switch audience {
         case .everyone: try rows.iOSDeviceCount()
-        case .topic, .segment: try rows.meeting(condition(audience)).iOSDeviceCount()
+        case .topic, .segment: try rows.meeting(condition(audience, tables: rows.store.tables)).iOSDeviceCount()
         case .users(let ids): try rows.iOSDeviceCount("user_id", in: ids)
         case .tokens(let tokens): try rows.iOSDeviceCount("token", in: tokens)
         }

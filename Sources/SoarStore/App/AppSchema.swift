@@ -25,8 +25,11 @@ public enum AppSchema {
     /// Each user's quiet hours.
     public static let quietHours = file(Migrations.quietHours)
 
+    /// Push topics single devices follow.
+    public static let deviceTopics = file(Migrations.deviceTopics)
+
     /// Every migration Soar ships for the app, in order.
-    public static let starters = [starter, avatars, preferences, topics, deviceAttributes, quietHours]
+    public static let starters = [starter, avatars, preferences, topics, deviceAttributes, quietHours, deviceTopics]
 
     private static func file(_ file: Migrations.File) -> MigrationFile {
         let stem = String(file.name.dropLast(4))

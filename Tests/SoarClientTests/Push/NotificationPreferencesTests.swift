@@ -48,4 +48,21 @@ import Testing
         let bad = await #expect(throws: AppError.self) { try await topics.follow("has spaces") }
         #expect(bad?.status == 400)
     }
+
+    @Test func aDeviceFollowsByItself() async throws {
+        let fixture = try ClientFixture()
+        _ = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse")
+        let topics = PushTopics(client: fixture.client)
+        let token = String(repeating: "AB", count: 32)
+        try await topics.follow("scores", onDevice: token)
+        try await topics.follow("scores", onDevice: token)
+        try await topics.follow("weather", onDevice: token)
+        #expect(try await topics.followed(onDevice: token) == ["scores", "weather"], "tokens are kept lowercase, as device_tokens keeps them")
+        #expect(try await topics.followed(onDevice: String(repeating: "cd", count: 32)).isEmpty)
+        #expect(try await topics.followed().isEmpty, "the user follows nothing")
+        try await topics.unfollow("scores", onDevice: token)
+        #expect(try await topics.followed(onDevice: token) == ["weather"])
+        let bad = await #expect(throws: AppError.self) { try await topics.follow("scores", onDevice: "not hex") }
+        #expect(bad?.status == 400)
+    }
 }

@@ -169,6 +169,28 @@ public enum Database {
         }
     }
 
+    /// A row of `push_topic_device_subscriptions`.
+    public struct PushTopicDeviceSubscription: Codable, Hashable, Sendable {
+        public var userId: UUID
+        public var token: String
+        public var topic: String
+        public var createdAt: Date
+
+        public init(userId: UUID, token: String, topic: String, createdAt: Date) {
+            self.userId = userId
+            self.token = token
+            self.topic = topic
+            self.createdAt = createdAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+            case token
+            case topic
+            case createdAt = "created_at"
+        }
+    }
+
     /// A row of `push_topic_subscriptions`.
     public struct PushTopicSubscription: Codable, Hashable, Sendable {
         public var userId: UUID
