@@ -33,6 +33,8 @@ public final class PushService: Sendable {
     public static let staleClaim: TimeInterval = 60
     let worker: PushWorker?
     private let metrics = PushMetrics()
+    /// Set when the server stops: paced sends stop storing (their schedules resume them later).
+    private let stopping = Locked(false)
     /// send-test-push's inbox rows, off the threads deliveries run on.
     private let inboxWrites = StoreLane("inbox")
     /// A device whose token moved from another user this recently gets send-test-push's own
@@ -89,28 +91,44 @@ public final class PushService: Sendable {
             let time = now()
             guard let schedule = try? jobs.claimDueSchedule(now: Timestamp.postgres(time), stale: Timestamp.postgres(time - Self.staleClaim)) else { return }
             let body = (try? JSONValue.read(Data(schedule.request.utf8))) ?? .object([:])
+            if body.objectValue?["rate_limit"].map({ $0 != .null }) ?? false {
+                // A paced send takes as long as its rate says: on a thread of its own, so the
+                // other schedules keep their times.
+                let thread = Thread { [self] in run(schedule, body: body, time: time) }
+                thread.name = "soar-paced-send"
+                thread.start()
+                continue
+            }
+            run(schedule, body: body, time: time)
+        }
+    }
+
+    /// Runs one claimed schedule: its send stored (or the rest of it, after a stopped run) and
+    /// the schedule marked sent, or cancelled when it is no longer a send that can be made.
+    private func run(_ schedule: PushSchedule, body: JSONValue, time: Date) {
+        do throws(PushError) {
             do throws(PushError) {
                 let request = try read(body)
                 // Due after it expires (a process was down meanwhile): APNs would drop it too.
                 if let expiration = request.expiration, expiration.timeIntervalSince1970 > 0, expiration < time {
                     try? jobs.finishSchedule(id: schedule.id, cancelled: true)
-                    continue
+                    return
                 }
                 do throws(PushError) {
-                    _ = try store(request, body: body, id: schedule.id)
+                    _ = try store(request, body: body, id: schedule.id, schedule: true)
                 } catch where error.code == "send_exists" {
                     // An earlier run stored it, or part of it before it stopped: the rest is stored now.
-                    _ = try store(request, body: body, id: schedule.id, resuming: true)
+                    _ = try store(request, body: body, id: schedule.id, resuming: true, schedule: true)
                 }
                 try? jobs.finishSchedule(id: schedule.id, cancelled: false)
             } catch where error.status < 500 {
                 // What was valid when scheduled no longer is (the topic lost its followers, a
                 // migration dropped a column): it is not sent, and says so.
                 try? jobs.finishSchedule(id: schedule.id, cancelled: true)
-            } catch {
-                // The store failed: left claimed, to be claimed again once stale.
-                return
             }
+        } catch {
+            // The store failed, or the server stopped a paced send: left claimed, to be claimed
+            // again once stale.
         }
     }
 
@@ -255,6 +273,18 @@ public final class PushService: Sendable {
             throw .notConfigured([])
         }
         if let local = request.localTime { return try scheduleLocally(request, body: body, hour: local.hour, minute: local.minute) }
+        if let rate = request.rateLimit, request.sendAt.map({ $0 <= now() }) ?? true {
+            // Paced: stored by the scheduler at its rate, so a restart (or another process)
+            // takes up what a stopped one left; the schedule says how far it is.
+            var paced = body.objectValue ?? [:]
+            paced["send_at"] = nil
+            let id = RandomUUID.lowercase()
+            do { try jobs.addSchedule(id: id, request: JSONValue.object(paced).jsonText, dueAt: Timestamp.postgres(now())) } catch {
+                throw PushError(503, "store_unavailable", error.message)
+            }
+            scheduler?.wake()
+            return ["send_id": .string(id), "schedule_id": .string(id), "rate_limit": .int(rate), "status": .string("/functions/v1/schedules/\(id)")]
+        }
         if let sendAt = request.sendAt, sendAt > now() {
             // Checked now as a send of now would be; stored without its time, to run as one then.
             var later = body.objectValue ?? [:]
@@ -320,7 +350,11 @@ public final class PushService: Sendable {
     ///
     /// With `resuming`, the send of that id is stored already, perhaps partly: only what a
     /// stopped run left out is stored.
-    private func store(_ request: SendPushRequest, body: JSONValue, id: String, resuming: Bool = false) throws(PushError) -> JSONValue {
+    ///
+    /// With `rate_limit`, the chunks (a tenth of a second's devices each) are stored as the rate
+    /// allows by the server's clock, and `schedule` (the schedule of the same id that runs it) is
+    /// kept from going stale meanwhile.
+    private func store(_ request: SendPushRequest, body: JSONValue, id: String, resuming: Bool = false, schedule: Bool = false) throws(PushError) -> JSONValue {
         guard let worker else { throw .notConfigured([]) }
         var partial: (lastUser: String?, userlessTokens: Set<String>)?
         if resuming {
@@ -350,7 +384,7 @@ public final class PushService: Sendable {
         do throws(StoreError) {
             // Stored a chunk at a time, each delivered while the next ones are stored, at a lower
             // priority than the deliveries and the other requests.
-            stored = try StoreLane("send", .lowPriority).wait { [rows, jobs, inboxSize, criticalKinds] () throws(StoreError) -> Int in
+            stored = try StoreLane("send", .lowPriority).wait { [rows, jobs, inboxSize, criticalKinds, now, stopping] () throws(StoreError) -> Int in
                 // A kind some users muted, and quiet hours: those devices are left out, and counted.
                 let unmuted = PushKind.unmuted(request.kind, critical: criticalKinds, store: rows.store)
                 let zoned = rows.meeting(request.restriction)
@@ -368,7 +402,18 @@ public final class PushService: Sendable {
                         schedules: holding.schedules)
                 }
                 var count = 0
-                while let chunk = try devices.nextChunk().map({ SendChunk($0, request) }) {
+                let started = now()
+                let pace = request.rateLimit.map { max(1, $0 / 10) }
+                while let chunk = try devices.nextChunk(atMost: pace).map({ SendChunk($0, request) }) {
+                    if let rate = request.rateLimit {
+                        // The chunk goes when `count` devices at `rate` a second have had their time.
+                        let due = started + Double(count) / Double(rate)
+                        while now() < due {
+                            if stopping.withLock({ $0 }) { throw StoreError.unavailable("the server stopped a paced send; it goes on after a restart") }
+                            Thread.sleep(forTimeInterval: min(0.05, max(0.001, due.timeIntervalSince(now()))))
+                        }
+                        if schedule { try jobs.touchSchedule(id: id) }
+                    }
                     try jobs.appendToSend(
                         id: id, jobs: chunk.jobs, notifications: chunk.notifications, inboxSize: inboxSize, badgeUnread: request.badgeUnread)
                     worker.wake()
@@ -486,6 +531,7 @@ public final class PushService: Sendable {
 
     /// Stops the worker (unfinished jobs stay pending for the next start) and closes the connections.
     public func shutdown() {
+        stopping.withLock { $0 = true }
         scheduler?.stop()
         worker?.stop()
         webhooks.stop()

@@ -122,6 +122,45 @@ import Testing
         #expect(emulator.stop() == 0)
     }
 
+    /// A send paced by its rate_limit, killed half way: the restart takes up the rest at its
+    /// rate, and every token has one job.
+    @Test(.ownThread) func aPacedSendKilledHalfWayGoesOnAfterARestart() throws {
+        let dir = TemporaryDirectory("soar-paced-durability")
+        let emulator = try EmulatorProcess(directory: dir.path + "/emu", ["--keep", "100000"])
+        func serve() throws -> (BackgroundProcess, String, String) {
+            let server = try BackgroundProcess(SoarBinary.path, ["serve", "--port", "0", "--db", dir.path + "/soar.db"], environment: emulator.apnsEnvironment)
+            let url = try #require(server.readLine()?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
+            _ = server.readLine()
+            let service = try #require(server.readLine()?.replacingOccurrences(of: "service_role key: ", with: ""))
+            return (server, url, service)
+        }
+        func accepted() -> Int {
+            let answer = try? ProcessRunner.run("curl", ["-s", emulator.control + "/stats"])
+            return ((try? JSONSerialization.jsonObject(with: Data((answer?.stdout ?? "").utf8))) as? [String: Any])?["accepted"] as? Int ?? 0
+        }
+        let tokens = (0..<400).map { String(format: "%08x", $0) + String(repeating: "9e", count: 28) }
+        try JSONSerialization.data(withJSONObject: ["tokens": tokens, "title": "paced", "body": "gently", "rate_limit": 100])
+            .write(to: URL(fileURLWithPath: dir.path + "/send.json"))
+        let (first, base, service) = try serve()
+        let sent = try ProcessRunner.run("curl", [
+            "-s", "-X", "POST", base + "/functions/v1/send-push", "-H", "apikey: \(service)", "-H", "authorization: Bearer \(service)",
+            "-H", "content-type: application/json", "--data-binary", "@" + dir.path + "/send.json",
+        ])
+        #expect(sent.stdout.contains(#""rate_limit":100"#), "\(sent.stdout)")
+        #expect(eventually(within: .seconds(30)) { accepted() >= 100 })
+        kill(first.pid, SIGKILL)
+        #expect(first.stop() == -9)
+        let before = accepted()
+        #expect(before < 400, "killed half way: \(before)")
+
+        let (second, _, _) = try serve()
+        #expect(eventually(within: .seconds(60)) { accepted() >= 400 && (try? Self.jobStates(dir.path + "/soar.db"))?["pending"] == nil })
+        #expect(second.stop() == 0)
+        let outcomes = try Self.jobOutcomes(dir.path + "/soar.db")
+        #expect(outcomes.count == 400 && Set(outcomes.keys) == Set(tokens), "one job per token: \(outcomes.count)")
+        #expect(emulator.stop() == 0)
+    }
+
     /// Jobs by state, read straight from the file.
     static func jobStates(_ database: String) throws -> [String: Int] {
         let run = try ProcessRunner.run("python3", ["-c", """

@@ -94,8 +94,9 @@ struct SendDevices {
         }
     }
 
-    /// The next chunk; nil after the last.
-    mutating func nextChunk() throws(StoreError) -> ArraySlice<Device>? {
+    /// The next chunk, of `atMost` devices when given (a user's devices still go together); nil
+    /// after the last.
+    mutating func nextChunk(atMost limit: Int? = nil) throws(StoreError) -> ArraySlice<Device>? {
         while start == page.count {
             guard let rows else { return nil }
             let next = try rows.iOSDevices(after: after, size: Self.pageSize)
@@ -104,7 +105,7 @@ struct SendDevices {
             // One owner per token is the table's rule, so pages never share a token.
             (page, start) = (Self.onePerToken(next), 0)
         }
-        var end = min(start + (chunks == 0 ? Self.firstChunk : Self.chunk), page.count)
+        var end = min(start + min(limit ?? .max, chunks == 0 ? Self.firstChunk : Self.chunk), page.count)
         while end < page.count && page[end].userID == page[end - 1].userID && !page[end].userID.isEmpty { end += 1 }
         defer { (start, chunks) = (end, chunks + 1) }
         return page[start..<end]

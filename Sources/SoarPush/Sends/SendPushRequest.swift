@@ -32,6 +32,9 @@ public struct SendPushRequest: Sendable {
     public var kind: String?
     /// `"dry_run": true`: count who would receive it, send nothing.
     public var dryRun = false
+    /// `rate_limit`: at most this many devices a second; nil: as fast as APNs takes them.
+    public var rateLimit: Int?
+    public static let rateLimits = 1...100_000
     /// `send_at` (an ISO 8601 instant): stored, and sent then (at once when it has passed).
     public var sendAt: Date?
     /// `local_time` (`"09:00"`): sent at the next such time in each device's own time zone.
@@ -61,7 +64,7 @@ public struct SendPushRequest: Sendable {
     public init(json: JSONValue) throws(PushError) {
         guard let object = json.objectValue else { throw .invalid("the body must be a JSON object") }
         let known: Set<String> = [
-            "user_ids", "tokens", "topic", "segment", "dry_run", "send_at", "local_time", "time_zones", "within_users", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind", "localized_alerts", "template", "data",
+            "user_ids", "tokens", "topic", "segment", "dry_run", "rate_limit", "send_at", "local_time", "time_zones", "within_users", "all", "title", "body", "payload", "push_type", "priority", "collapse_id", "expiration", "environment", "badge", "image_url", "kind", "localized_alerts", "template", "data",
         ]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid("unknown field \"\(unknown)\"; the fields are \(known.sorted().joined(separator: ", "))")
@@ -167,6 +170,12 @@ public struct SendPushRequest: Sendable {
         if let flag = object["dry_run"], flag != .null {
             guard let value = flag.boolValue else { throw .invalid("dry_run must be true or false") }
             dryRun = value
+        }
+        if let value = object["rate_limit"], value != .null {
+            guard let rate = value.intValue, Self.rateLimits.contains(rate) else {
+                throw .invalid("rate_limit must be a whole number of devices a second, 1 to 100000")
+            }
+            rateLimit = rate
         }
         if let badge = object["badge"], badge != .null {
             guard badge == .string("unread") else { throw .invalid("badge must be \"unread\" (a fixed badge goes in payload.aps.badge)") }

@@ -50,6 +50,13 @@ extension PostgresStore {
         }
     }
 
+    public func touchSchedule(id: String) throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try run { connection throws(StoreError) in
+            try connection.query("UPDATE public.push_schedules SET updated_at = $2 WHERE id = $1 AND status = 'sending'", [id, time])
+        }
+    }
+
     public func cancelSchedule(id: String) throws(StoreError) -> Bool {
         guard RandomUUID.parse(id) != nil else { return false }
         let time = Timestamp.postgres(now())

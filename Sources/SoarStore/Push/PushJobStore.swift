@@ -157,6 +157,9 @@ public protocol PushJobStore: Sendable {
     func claimDueSchedule(now: String, stale: String) throws(StoreError) -> PushSchedule?
     /// Marks a schedule `sent`, or `cancelled` when `cancelled`.
     func finishSchedule(id: String, cancelled: Bool) throws(StoreError)
+    /// Keeps a claimed schedule this process still runs from looking stale (a send paced by its
+    /// `rate_limit` outlives the stale age).
+    func touchSchedule(id: String) throws(StoreError)
     /// Cancels a schedule not yet claimed; false when it was (or never was).
     func cancelSchedule(id: String) throws(StoreError) -> Bool
     /// Stores a send that will have `total` jobs (they are added with ``appendToSend``) and the

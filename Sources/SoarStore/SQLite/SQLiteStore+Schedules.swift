@@ -46,6 +46,13 @@ extension SQLiteStore {
         }
     }
 
+    public func touchSchedule(id: String) throws(StoreError) {
+        let time = Timestamp.postgres(now())
+        try write { connection throws(StoreError) in
+            try connection.statement("UPDATE push_schedules SET updated_at = ?2 WHERE id = ?1 AND status = 'sending'").run([.text(id), .text(time)])
+        }
+    }
+
     public func cancelSchedule(id: String) throws(StoreError) -> Bool {
         let time = Timestamp.postgres(now())
         return try write { connection throws(StoreError) in
