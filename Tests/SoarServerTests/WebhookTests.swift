@@ -91,6 +91,40 @@ import Testing
         #expect(byEndpoint.rows.count == 5, "\(byEndpoint.text)")
     }
 
+    /// A receiver that answers 500 forever: the message is tried on Standard Webhooks' schedule,
+    /// about a day, then given up, with its last answer kept; never more attempts than that.
+    @Test(.ownThread) func aReceiverThatFailsForeverIsGivenUpAfterADay() async throws {
+        let time = ManualTime(Date())
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        let directory = TemporaryDirectory("soar-webhooks-failing")
+        let receiver = try BackgroundProcess("/usr/bin/env", ["python3", Self.peer, Self.secret, directory.path + "/taken.jsonl", "--fail", "1000"])
+        defer { receiver.stop() }
+        let port = try #require(receiver.readLine(timeout: 30).flatMap { Int($0) }, "\(receiver.standardError)")
+        let created = try await fixture.call(
+            "POST", "/functions/v1/webhooks", bearer: fixture.serviceKey,
+            body: #"{"url":"http://127.0.0.1:\#(port)/hooks","secret":"\#(Self.secret)","events":["push.sent"]}"#)
+        let endpoint = try #require(created.object["id"]?.stringValue, "\(created.text)")
+        let user = try await fixture.signUp("forever@example.com")
+        #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.token(5))","platform":"ios"}"#).status == 201)
+        let sent = try await fixture.sendPush(#"{"all":true,"title":"a","body":"b"}"#)
+        _ = try await fixture.finishedSend(try #require(sent.object["send_id"]?.stringValue))
+        #expect(await fixture.outcomesRecorded(), "before the clock moves on")
+        func message() async throws -> [String: JSONValue] {
+            try await fixture.call("GET", "/functions/v1/webhooks/\(endpoint)/messages", bearer: fixture.serviceKey).rows.first ?? [:]
+        }
+        // Seven waits (5 s to 10 h), each passed once its attempt is recorded.
+        for attempt in 1...8 {
+            let reached = await waitUntil(within: .seconds(10)) { (try? await message())?["attempts"] == .int(attempt) }
+            let seen = try await message()
+            #expect(reached, "attempt \(attempt): \(seen)")
+            time.advance(by: 36_001)
+        }
+        let last = try await message()
+        #expect(last["state"] == "failed" && last["attempts"] == 8 && last["last_status"] == 500 && last["next_attempt_at"] == .null, "\(last)")
+        #expect(last["last_error"]?.stringValue?.contains("500") == true, "\(last)")
+    }
+
     @Test func badEndpointsAreRefusedWithTheirReason() async throws {
         let fixture = try ServerFixture()
         let own = URL(string: fixture.url)!.port!
