@@ -66,7 +66,9 @@ let package = Package(
         // Image transforms through libvips, alone in a target: its C headers stay out of SoarStorage.
         .target(name: "SoarImages", dependencies: ["CVips"]),
         .target(name: "SoarRealtime", dependencies: ["SoarCore", "SoarHTTP", "SoarHTTP2", "CWslay"]),
-        .target(name: "SoarServer", dependencies: ["SoarRealtime", "SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush", "SoarStorage"]),
+        // The console's pages, compiled in (Sources/SoarConsoleAssets/assets).
+        .target(name: "SoarConsoleAssets", resources: [.embedInCode("assets")]),
+        .target(name: "SoarServer", dependencies: ["SoarRealtime", "SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush", "SoarStorage", "SoarConsoleAssets"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarStorage", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarRealtime", "SoarServer", "SoarClient", "SoarClientTesting"]),
         .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
         .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCore", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient", "SoarClientTesting"]),

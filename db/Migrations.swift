@@ -36,6 +36,7 @@ public enum Migrations {
         File(name: "0023_push_templates.sql", bytes: PackageResources._023_push_templates_sql),
         File(name: "0024_push_sends_stored_all.sql", bytes: PackageResources._024_push_sends_stored_all_sql),
         File(name: "0025_push_webhooks.sql", bytes: PackageResources._025_push_webhooks_sql),
+        File(name: "0026_console_admins.sql", bytes: PackageResources._026_console_admins_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables
@@ -61,6 +62,7 @@ public enum Migrations {
         File(name: "0018_push_templates.sql", bytes: PackageResources._018_push_templates_sql),
         File(name: "0019_push_sends_stored_all.sql", bytes: PackageResources._019_push_sends_stored_all_sql),
         File(name: "0020_push_webhooks.sql", bytes: PackageResources._020_push_webhooks_sql),
+        File(name: "0021_console_admins.sql", bytes: PackageResources._021_console_admins_sql),
     ]
 }
 

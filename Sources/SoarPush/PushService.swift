@@ -506,7 +506,24 @@ public final class PushService: Sendable {
         let summary: PushSendSummary?
         do { summary = try jobs.sendSummary(id: id) } catch { throw PushError(503, "store_unavailable", error.message) }
         guard let summary else { throw PushError(404, "not_found", "no send has the id \(id)") }
-        let webhookCounts = (try? webhookStore.webhookCounts(send: id)) ?? [:]
+        return json(summary)
+    }
+
+    /// The newest sends (at most `limit`), newest first, each as ``sendStatus(id:)`` gives it.
+    public func sends(limit: Int = 100) throws(PushError) -> JSONValue {
+        do throws(StoreError) {
+            var sends: [JSONValue] = []
+            for id in try jobs.recentSendIDs(limit: min(max(limit, 1), 1000)) {
+                if let summary = try jobs.sendSummary(id: id) { sends.append(json(summary)) }
+            }
+            return .array(sends)
+        } catch {
+            throw PushError(503, "store_unavailable", error.message)
+        }
+    }
+
+    private func json(_ summary: PushSendSummary) -> JSONValue {
+        let webhookCounts = (try? webhookStore.webhookCounts(send: summary.id)) ?? [:]
         return .object([
             "send_id": .string(summary.id), "created_at": .string(summary.createdAt), "finished_at": summary.finishedAt.map { .string($0) } ?? .null,
             "total": .int(summary.total), "pending": .int(summary.pending), "delivered": .int(summary.delivered), "failed": .int(summary.failed),

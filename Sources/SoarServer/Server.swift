@@ -36,6 +36,8 @@ public final class Server: Sendable {
         public var testPushDeadline = Duration.seconds(20)
         /// How long a webhook receiver may take to answer before the attempt counts as failed.
         public var webhookTimeout = Duration.seconds(10)
+        /// The console's own port (`--console-port`; 0 picks a free one); nil: no console.
+        public var consolePort: UInt16?
         public var version = "soar"
         /// Where stored objects' bytes live (`--storage-dir`); nil: `/storage/v1` answers 503.
         public var storageDirectory: String?
@@ -68,6 +70,10 @@ public final class Server: Sendable {
     /// Its hourly sweep, cancelled at shutdown.
     private nonisolated(unsafe) var storageSweeper: (any DispatchSourceTimer)?
     private let storageEndpoints: StorageEndpoints?
+    /// The console, on its own port; nil when not asked for.
+    private let console: ConsoleServer?
+    /// Where the console is (`http://127.0.0.1:54323/console/`); nil without one.
+    public var consoleURL: String? { console?.url }
     let logger: Logger
     let metrics = Metrics()
     private let router: Router
@@ -173,6 +179,21 @@ public final class Server: Sendable {
         PushEndpoints(
             push: self.push, gateway: gateway, deadline: configuration.testPushDeadline, images: images, ownAddresses: (ownHosts, Int(http.port))
         ).register(in: &router)
+        if let consolePort = configuration.consolePort {
+            do {
+                console = try ConsoleServer(
+                    host: configuration.host, port: consolePort, hostForURL: hostForURL, tls: configuration.tls, store: store, push: self.push,
+                    hasher: configuration.passwordHasher, now: now)
+            } catch {
+                storageSweeper?.cancel()
+                changes.stop()
+                realtime.stop()
+                http.stop()
+                throw HTTPServerError("the console: \(error.description)")
+            }
+        } else {
+            console = nil
+        }
         let rest = RestService(store: store)
         router.add(["GET", "POST", "PATCH", "DELETE"], "/rest/v1/{table}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
@@ -211,6 +232,7 @@ public final class Server: Sendable {
     public func shutdown(grace: Duration = .seconds(10)) {
         http.drain(grace: grace)
         storageSweeper?.cancel()
+        console?.stop()
         changes.stop()
         realtime.stop()
         push.shutdown()

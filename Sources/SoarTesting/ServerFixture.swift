@@ -50,6 +50,7 @@ public final class ServerFixture: Sendable {
         server = try Server(configuration: configuration, store: store, keys: keys, push: push, logger: Logger(level: .debug) { lines.append($0) }, now: now)
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = 30
+        sessionConfiguration.httpShouldSetCookies = false
         session = URLSession(configuration: sessionConfiguration)
     }
 
@@ -67,11 +68,13 @@ public final class ServerFixture: Sendable {
     }
 
     /// Sends a request with the anon key as `apikey` unless `headers` sets one, and `bearer` as the
-    /// JWT; the body is `body`'s text, or `bytes`.
+    /// JWT; the body is `body`'s text, or `bytes`. `origin` sends it elsewhere than the API (the
+    /// console's port). Cookies are only those `headers` name.
     public func call(
-        _ method: String, _ path: String, bearer: String? = nil, headers: [String: String] = [:], body: String? = nil, bytes: Data? = nil
+        _ method: String, _ path: String, bearer: String? = nil, headers: [String: String] = [:], body: String? = nil, bytes: Data? = nil,
+        origin: String? = nil
     ) async throws -> Answer {
-        var request = URLRequest(url: URL(string: url + path)!)
+        var request = URLRequest(url: URL(string: (origin ?? url) + path)!)
         request.httpMethod = method
         if headers["apikey"] == nil { request.setValue(anonKey, forHTTPHeaderField: "apikey") }
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }

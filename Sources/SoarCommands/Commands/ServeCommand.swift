@@ -22,6 +22,7 @@ struct ServeCommand: Command {
         Option("--database-url", value: "URL", help: "PostgreSQL instead of SQLite (or DATABASE_URL): postgres://user@host:port/db."),
         MigrationsChoice.option,
         Option("--storage-dir", value: "DIR", help: "Where Storage keeps objects' bytes (default ./storage beside the SQLite file, or ./storage)."),
+        Option("--console-port", value: "N|off", help: "The console's port (default the API's port + 2: 54323; a free one with --port 0; off: none)."),
         Option("--threads", value: "N", help: "HTTP worker threads (default 4)."),
         Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
         Option("--max-connections-per-ip", value: "N", help: "Open connections one client address may hold (default 256; 0: no limit, behind a proxy)."),
@@ -102,6 +103,13 @@ struct ServeCommand: Command {
         } else if let text = environment["SOAR_PORT"], !text.isEmpty {
             guard let port = UInt16(text) else { throw .configuration("SOAR_PORT must be a port number, not \"\(text)\"") }
             configuration.port = port
+        }
+        if arguments.value("--console-port") == "off" {
+            configuration.consolePort = nil
+        } else if let port = try arguments.port("--console-port") {
+            configuration.consolePort = port
+        } else {
+            configuration.consolePort = configuration.port == 0 ? 0 : configuration.port &+ 2
         }
         configuration.limits.threads = try arguments.integer("--threads", in: 1...256) ?? 4
         configuration.limits.maxBodySize = try arguments.integer("--max-body", in: 1024...(64 << 20)) ?? (1 << 20)
@@ -263,6 +271,10 @@ struct ServeCommand: Command {
         }
         console.print("schema: \(migrations.name)")
         if let directory = configuration.storageDirectory { console.print("storage: \(directory)") }
+        if let url = server.consoleURL {
+            let none = ((try? store.admins()) ?? []).isEmpty
+            console.print("console: \(url)" + (none ? " (no administrator yet: soar admin add EMAIL --password-stdin)" : ""))
+        }
         console.flush()
         await termination.wait()
         server.shutdown(grace: .seconds(10))

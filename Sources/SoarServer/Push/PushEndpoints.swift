@@ -56,6 +56,12 @@ struct PushEndpoints: Sendable {
                 throw Self.serverError(error)
             }
         }
+        router.add(["GET"], "/functions/v1/sends") { exchange throws(ServerError) in
+            try gateway.admit(&exchange)
+            try serviceRole(exchange, "sends are the server's")
+            let limit = Int(exchange.request.queryValue("limit") ?? "") ?? 100
+            do throws(PushError) { return .json(200, try push.sends(limit: limit)) } catch { throw Self.serverError(error) }
+        }
         router.add(["GET"], "/functions/v1/sends/{id}") { exchange throws(ServerError) in
             try gateway.admit(&exchange)
             try serviceRole(exchange, "a send's statistics are the server's")

@@ -273,6 +273,12 @@ extension PostgresStore {
         }
     }
 
+    public func recentSendIDs(limit: Int) throws(StoreError) -> [String] {
+        try run { connection throws(StoreError) in
+            try connection.query("SELECT id::text FROM public.push_sends ORDER BY created_at DESC, id LIMIT $1", [String(limit)]).compactMap { $0[0] }
+        }
+    }
+
     public func sendSummary(id: String) throws(StoreError) -> PushSendSummary? {
         guard RandomUUID.parse(id) != nil else { return nil }
         return try run { connection throws(StoreError) in

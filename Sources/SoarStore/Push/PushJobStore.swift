@@ -210,6 +210,8 @@ public protocol PushJobStore: Sendable {
     /// Records outcomes in one transaction; a job that already has one keeps it.
     func finishJobs(_ results: [PushJobResult]) throws(StoreError)
     func sendSummary(id: String) throws(StoreError) -> PushSendSummary?
+    /// The ids of the newest `limit` sends, newest first.
+    func recentSendIDs(limit: Int) throws(StoreError) -> [String]
     /// Jobs waiting for their outcome, over every send.
     func pendingJobCount() throws(StoreError) -> Int
     /// The device tokens that moved to `userID` from another user (the one-owner rule) in the last

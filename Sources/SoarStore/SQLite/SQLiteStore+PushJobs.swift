@@ -333,6 +333,12 @@ extension SQLiteStore {
         .text("[" + ids.map(String.init).joined(separator: ",") + "]")
     }
 
+    public func recentSendIDs(limit: Int) throws(StoreError) -> [String] {
+        try read { connection throws(StoreError) in
+            try connection.statement("SELECT id FROM push_sends ORDER BY created_at DESC, id LIMIT ?1").rows([.integer(Int64(limit))]).compactMap { Self.text($0[0]) }
+        }
+    }
+
     public func sendSummary(id: String) throws(StoreError) -> PushSendSummary? {
         try read { connection throws(StoreError) in
             guard let send = try connection.statement("SELECT created_at, finished_at, total, delivered, failed, removed, redelivered FROM push_sends WHERE id = ?1")

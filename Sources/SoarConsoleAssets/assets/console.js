@@ -1,0 +1,183 @@
+// The Soar console: one page, its views drawn from /console/api/* with the DOM's own methods
+// (text is always set as text, never as markup). The session is an HttpOnly cookie; every change
+// carries the session's CSRF token.
+"use strict";
+
+let csrf = "";
+let refresh = null;
+
+async function api(method, path, body) {
+  const headers = { "content-type": "application/json" };
+  if (method !== "GET") headers["x-csrf-token"] = csrf;
+  const response = await fetch("/console/api" + path, {
+    method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => ({}));
+  if (response.status === 401) { showSignIn(); throw new Error(data.message || "Sign in first"); }
+  if (!response.ok) throw new Error(data.message || response.statusText);
+  return data;
+}
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === "text") node.textContent = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value);
+  }
+  for (const child of children) if (child != null) node.append(child);
+  return node;
+}
+
+function table(columns, rows, rowAttributes = () => ({})) {
+  return el("table", {},
+    el("thead", {}, el("tr", {}, ...columns.map(([title]) => el("th", { scope: "col", text: title })))),
+    el("tbody", {}, ...rows.map((row) => el("tr", rowAttributes(row), ...columns.map(([, value]) => el("td", {}, value(row)))))));
+}
+
+function showSignIn() {
+  clearInterval(refresh);
+  document.getElementById("app").hidden = true;
+  document.getElementById("signin").hidden = false;
+  document.getElementById("login-email").focus();
+}
+
+function showApp(session) {
+  csrf = session.csrf;
+  document.getElementById("who").textContent = session.email;
+  document.getElementById("signin").hidden = true;
+  document.getElementById("app").hidden = false;
+  route();
+}
+
+const pages = { overview, users, devices, sends, compose };
+
+function route() {
+  clearInterval(refresh);
+  const name = (location.hash || "#overview").slice(1).split("/")[0];
+  const page = pages[name] ? name : "overview";
+  for (const link of document.querySelectorAll("nav a")) {
+    if (link.getAttribute("href") === "#" + page) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
+  }
+  const main = document.getElementById("page");
+  main.replaceChildren(el("p", { text: "Loading…" }));
+  pages[page](main).catch((error) => main.replaceChildren(el("p", { role: "alert", text: error.message })));
+}
+
+function card(label, value) {
+  return el("div", { class: "card" }, el("div", { text: label }), el("div", { class: "value", text: String(value) }));
+}
+
+async function overview(main) {
+  const data = await api("GET", "/overview");
+  const rate = data.success_rate == null ? "–" : (100 * data.success_rate).toFixed(1) + "%";
+  const chart = el("svg", { class: "chart", role: "img", "aria-label": "Delivered and failed, recent sends", viewBox: "0 0 300 80", width: "600", height: "160" });
+  const most = Math.max(1, ...data.recent.map((s) => s.delivered + s.failed));
+  data.recent.forEach((send, index) => {
+    const x = index * 10, delivered = 76 * send.delivered / most, failed = 76 * send.failed / most;
+    chart.append(svgRect(x, 78 - delivered - failed, delivered, ""), svgRect(x, 78 - failed, failed, "failed"));
+  });
+  main.replaceChildren(
+    el("h1", { text: "Overview" }),
+    el("div", { class: "cards" }, card("Users", data.users), card("Devices", data.devices), card("Sends today", data.sends_today), card("Delivered (recent sends)", rate)),
+    el("h2", { text: "Devices by environment" }), table([["Environment", (r) => r[0]], ["Devices", (r) => String(r[1])]], Object.entries(data.devices_by_environment)),
+    el("h2", { text: "Devices by app" }), table([["Bundle id", (r) => r[0]], ["Devices", (r) => String(r[1])]], Object.entries(data.devices_by_bundle)),
+    el("h2", { text: "Delivery, recent sends" }), chart,
+    el("h2", { text: "Failures by Apple's reason" }), table([["Reason", (r) => r[0]], ["Count", (r) => String(r[1])]], Object.entries(data.failures_by_reason)));
+}
+
+function svgRect(x, y, height, kind) {
+  const rect = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+  for (const [name, value] of Object.entries({ x, y, width: 8, height })) rect.setAttribute(name, String(value));
+  if (kind) rect.setAttribute("class", kind);
+  return rect;
+}
+
+function searchable(main, title, load, draw) {
+  const input = el("input", { id: "search", type: "search", placeholder: "Search" });
+  const results = el("div");
+  const run = async () => results.replaceChildren(draw(await load(input.value)));
+  input.addEventListener("input", run);
+  main.replaceChildren(el("h1", { text: title }), el("label", { for: "search", text: "Search" }), input, results);
+  return run();
+}
+
+function users(main) {
+  return searchable(main, "Users", (q) => api("GET", "/users?q=" + encodeURIComponent(q)), (rows) =>
+    table([["Email", (u) => u.email || "–"], ["Id", (u) => el("span", { class: "mono", text: u.id })], ["Created", (u) => u.created_at], ["Last sign-in", (u) => u.last_sign_in_at || "–"]], rows));
+}
+
+function devices(main) {
+  return searchable(main, "Devices", (q) => api("GET", "/devices?q=" + encodeURIComponent(q)), (rows) =>
+    table([["Token", (d) => el("span", { class: "mono", text: d.token })], ["User", (d) => d.email || d.user_id || "–"], ["Environment", (d) => d.environment || "unknown"],
+      ["Bundle id", (d) => d.bundle_id || "default"], ["Last seen", (d) => d.updated_at || "–"]], rows, () => ({ "data-testid": "device-row" })));
+}
+
+async function sends(main) {
+  const draw = async () => {
+    const rows = await api("GET", "/sends");
+    main.replaceChildren(el("h1", { text: "Sends" }), table([
+      ["Sent", (s) => s.created_at], ["Id", (s) => el("span", { class: "mono", text: s.send_id.slice(0, 8) })],
+      ["Progress", (s) => `${s.total} total, ${s.pending} queued, ${s.delivered} delivered, ${s.failed} failed, ${s.removed} removed, ${s.opens} opened`],
+      ["Failures", (s) => Object.entries(s.reasons).map(([reason, count]) => `${reason} ${count}`).join(", ") || "–"],
+    ], rows, () => ({ "data-testid": "send-row" })));
+  };
+  await draw();
+  refresh = setInterval(() => draw().catch(() => {}), 1000);
+}
+
+async function compose(main) {
+  const field = (id, label, attributes = {}) => [el("label", { for: id, text: label }), el("input", { id, "data-testid": id, ...attributes })];
+  const preview = el("div", { class: "banner" }, el("div", { class: "app", text: "Your app · now" }), el("div", { class: "title" }), el("div", { class: "body" }));
+  const status = el("p", { id: "send-status", "data-testid": "send-status", role: "status" });
+  const form = el("form", {},
+    ...field("compose-audience", "Audience (all, or a user's email)", { value: "all", required: "" }),
+    ...field("compose-title", "Title"), ...field("compose-body", "Body", { required: "" }),
+    ...field("compose-link", "Deep link (soar:///… or a universal link)", { placeholder: "soar:///notifications" }),
+    el("p", { class: "hint", id: "compose-size" }),
+    el("button", { type: "submit", "data-testid": "compose-send", text: "Send" }), status);
+  const value = (id) => form.querySelector("#" + id).value;
+  const update = () => {
+    preview.querySelector(".title").textContent = value("compose-title");
+    preview.querySelector(".body").textContent = value("compose-body");
+    const payload = { aps: { alert: { title: value("compose-title"), body: value("compose-body") }, sound: "default" }, deeplink: value("compose-link") || undefined };
+    const bytes = new TextEncoder().encode(JSON.stringify(payload)).length;
+    form.querySelector("#compose-size").textContent = `${bytes} of 4096 bytes`;
+  };
+  form.addEventListener("input", update);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    status.textContent = "Sending…";
+    try {
+      const sent = await api("POST", "/compose", { audience: value("compose-audience"), title: value("compose-title"), body: value("compose-body"), link: value("compose-link") });
+      const poll = async () => {
+        const s = await api("GET", "/sends/" + sent.send_id);
+        status.textContent = `${s.pending} queued, ${s.delivered} delivered, ${s.failed} failed`;
+        if (s.pending === 0) clearInterval(refresh);
+      };
+      clearInterval(refresh);
+      refresh = setInterval(() => poll().catch(() => {}), 500);
+      await poll();
+    } catch (error) {
+      status.textContent = error.message;
+    }
+  });
+  main.replaceChildren(el("h1", { text: "Compose" }), el("div", { class: "compose" }, form, el("div", { class: "phone", "aria-label": "Preview" }, preview)));
+  update();
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  window.addEventListener("hashchange", route);
+  document.getElementById("signin-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const error = document.getElementById("signin-error");
+    error.textContent = "";
+    try {
+      showApp(await api("POST", "/session", { email: document.getElementById("login-email").value, password: document.getElementById("login-password").value }));
+    } catch (failure) {
+      error.textContent = failure.message;
+    }
+  });
+  document.getElementById("signout").addEventListener("click", async () => { await api("DELETE", "/session").catch(() => {}); showSignIn(); });
+  try { showApp(await api("GET", "/session")); } catch { showSignIn(); }
+});

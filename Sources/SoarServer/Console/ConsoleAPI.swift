@@ -1,0 +1,166 @@
+import Foundation
+import SoarCore
+import SoarHTTP
+import SoarPush
+import SoarStore
+
+/// `/console/api/*`: what the console's pages show and do, for a signed-in administrator only
+/// (the session cookie; the anon key, a service key and app users' tokens get nothing), every
+/// change with the session's CSRF token in `x-csrf-token`.
+struct ConsoleAPI: Sendable {
+    let store: any Store
+    let push: PushService
+    let sessions: ConsoleSessions
+    let now: @Sendable () -> Date
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let path = String(request.path.dropFirst("/console/api".count))
+        do throws(ConsoleError) {
+            if path == "/session" && request.method == "POST" { return try signIn(request) }
+            guard let session = try sessions.session(cookieHeader: request.headers["cookie"]) else {
+                throw ConsoleError(401, "not_signed_in", "Sign in to the console first (an administrator: soar admin add EMAIL --password-stdin)")
+            }
+            if request.method != "GET" {
+                guard let csrf = request.headers["x-csrf-token"], Self.same(csrf, session.csrf) else {
+                    throw ConsoleError(403, "csrf", "This change needs the session's x-csrf-token header")
+                }
+            }
+            switch (request.method, path) {
+            case ("GET", "/session"): return .json(200, ["email": .string(session.admin.email), "csrf": .string(session.csrf)])
+            case ("DELETE", "/session"):
+                var response = HTTPResponse.json(200, ["signed_out": true])
+                response.headers.append(("set-cookie", sessions.signOut(session)))
+                return response
+            case ("GET", "/overview"): return .json(200, try overview())
+            case ("GET", "/users"): return .json(200, try users(matching: request.queryValue("q")))
+            case ("GET", "/devices"): return .json(200, try devices(matching: request.queryValue("q")))
+            case ("GET", "/sends"): return .json(200, try pushed { () throws(PushError) in try push.sends(limit: 100) })
+            case ("POST", "/compose"): return .json(202, try compose(request))
+            default:
+                if request.method == "GET", path.hasPrefix("/sends/") { return .json(200, try pushed { () throws(PushError) in try push.sendStatus(id: String(path.dropFirst("/sends/".count))) }) }
+                throw ConsoleError(404, "not_found", "No console API at \(request.method) \(request.path)")
+            }
+        } catch {
+            return .json(error.status, ["error": .string(error.code), "message": .string(error.message)])
+        }
+    }
+
+    private func signIn(_ request: HTTPRequest) throws(ConsoleError) -> HTTPResponse {
+        guard let body = try? JSONValue.read(request.body), let email = body.objectValue?["email"]?.stringValue,
+            let password = body.objectValue?["password"]?.stringValue
+        else { throw ConsoleError(400, "invalid_request", "Send {\"email\": …, \"password\": …}") }
+        let (session, cookie) = try sessions.signIn(email: email, password: password, from: request.remoteAddress)
+        var response = HTTPResponse.json(200, ["email": .string(session.admin.email), "csrf": .string(session.csrf)])
+        response.headers.append(("set-cookie", cookie))
+        return response
+    }
+
+    /// Users, devices by environment and app, sends today, and the recent sends' outcomes.
+    private func overview() throws(ConsoleError) -> JSONValue {
+        let users = try stored { () throws(StoreError) in try store.users(offset: 0, limit: 1).total }
+        let devices = try deviceRows(limit: 100_000)
+        var environments: [String: Int] = [:], bundles: [String: Int] = [:]
+        for device in devices {
+            environments[device["environment"]?.stringValue ?? "unknown", default: 0] += 1
+            bundles[device["bundle_id"]?.stringValue ?? "default", default: 0] += 1
+        }
+        let sends = try pushed { () throws(PushError) in try push.sends(limit: 100) }.arrayValue ?? []
+        let today = String(Timestamp.postgres(now()).prefix(10))
+        var delivered = 0, failed = 0
+        var removedByReason: [String: Int] = [:]
+        for send in sends {
+            delivered += send.objectValue?["delivered"]?.intValue ?? 0
+            failed += send.objectValue?["failed"]?.intValue ?? 0
+            let reasons: [String: JSONValue] = send.objectValue?["reasons"]?.objectValue ?? [:]
+            for (reason, count) in reasons { removedByReason[reason, default: 0] += count.intValue ?? 0 }
+        }
+        let recent: [JSONValue] = sends.prefix(30).reversed().map { send in
+            .object(["created_at": send.objectValue?["created_at"] ?? .null, "delivered": send.objectValue?["delivered"] ?? .int(0), "failed": send.objectValue?["failed"] ?? .int(0)])
+        }
+        let rate: JSONValue = delivered + failed == 0 ? .null : .double(Double(delivered) / Double(delivered + failed))
+        var answer: [String: JSONValue] = ["users": .int(users), "devices": .int(devices.count), "success_rate": rate, "recent": .array(recent)]
+        answer["devices_by_environment"] = .object(environments.mapValues(JSONValue.int))
+        answer["devices_by_bundle"] = .object(bundles.mapValues(JSONValue.int))
+        answer["sends_today"] = .int(sends.filter { ($0.objectValue?["created_at"]?.stringValue ?? "").hasPrefix(today) }.count)
+        answer["failures_by_reason"] = .object(removedByReason.mapValues(JSONValue.int))
+        return .object(answer)
+    }
+
+    private func users(matching query: String?) throws(ConsoleError) -> JSONValue {
+        let page = try stored { () throws(StoreError) in try store.users(offset: 0, limit: 1000).users }
+        let wanted = (query ?? "").lowercased()
+        return .array(page.filter { wanted.isEmpty || ($0.email ?? "").lowercased().contains(wanted) || $0.id.hasPrefix(wanted) }.map { user in
+            ["id": .string(user.id), "email": user.email.map(JSONValue.string) ?? .null, "created_at": .string(user.createdAt),
+             "last_sign_in_at": user.lastSignInAt.map(JSONValue.string) ?? .null]
+        })
+    }
+
+    private func devices(matching query: String?) throws(ConsoleError) -> JSONValue {
+        let wanted = (query ?? "").lowercased()
+        let emails = Dictionary(try stored { () throws(StoreError) in try store.users(offset: 0, limit: 1000).users }.map { ($0.id, $0.email ?? "") }, uniquingKeysWith: { first, _ in first })
+        return .array(try deviceRows(limit: 500).compactMap { device -> JSONValue? in
+            var device = device
+            let user = device["user_id"]?.stringValue ?? ""
+            device["email"] = emails[user].map(JSONValue.string) ?? .null
+            let token = device["token"]?.stringValue ?? ""
+            guard wanted.isEmpty || token.hasPrefix(wanted) || user.hasPrefix(wanted) || (emails[user] ?? "").lowercased().contains(wanted) else { return nil }
+            return .object(device)
+        })
+    }
+
+    /// `device_tokens` as the service role reads it, newest first (empty when the app has none).
+    private func deviceRows(limit: Int) throws(ConsoleError) -> [[String: JSONValue]] {
+        guard let table = store.tables["device_tokens"] else { return [] }
+        // Rows come with their columns in the table's order.
+        let names: Set<String> = ["token", "user_id", "platform", "environment", "bundle_id", "updated_at"]
+        let wanted = table.columns.map(\.name).filter(names.contains)
+        var query = RowQuery()
+        query.outputs = wanted.map { RowQuery.Output(column: $0, key: $0) }
+        if table.column("updated_at") != nil { query.order = [RowQuery.Order(column: "updated_at", descending: true, nullsFirst: false)] }
+        query.limit = limit
+        let rows = try stored { () throws(StoreError) in try store.select(table, query, as: .service, counting: false).rows }
+        return rows.map { row in
+            Dictionary(uniqueKeysWithValues: wanted.enumerated().map { index, name in
+                (name, row.indices.contains(index) ? (table.column(name)?.json(row[index]) ?? .null) : .null)
+            })
+        }
+    }
+
+    /// `{audience: "all" or an email, title, body, link}`: send-push to everyone or that user's devices.
+    private func compose(_ request: HTTPRequest) throws(ConsoleError) -> JSONValue {
+        guard let fields = (try? JSONValue.read(request.body))?.objectValue else { throw ConsoleError(400, "invalid_request", "The body must be JSON") }
+        let audience = (fields["audience"]?.stringValue ?? "").trimmingCharacters(in: .whitespaces)
+        guard !audience.isEmpty else { throw ConsoleError(400, "invalid_request", "audience: \"all\" or a user's email") }
+        var body: [String: JSONValue] = [:]
+        if audience == "all" {
+            body["all"] = true
+        } else {
+            guard let user = try stored({ () throws(StoreError) in try store.user(email: audience.lowercased()) }) else {
+                throw ConsoleError(404, "unknown_user", "No user has the email \(audience)")
+            }
+            body["user_ids"] = [.string(user.id)]
+        }
+        var alert: [String: JSONValue] = [:]
+        for key in ["title", "body"] { if let text = fields[key]?.stringValue, !text.isEmpty { alert[key] = .string(text) } }
+        var payload: [String: JSONValue] = ["aps": ["alert": .object(alert), "sound": "default"]]
+        if let link = fields["link"]?.stringValue, !link.isEmpty { payload["deeplink"] = .string(link) }
+        if let image = fields["image"]?.stringValue, !image.isEmpty { body["image_url"] = .string(image) }
+        body["payload"] = .object(payload)
+        return try pushed { () throws(PushError) in try push.sendPush(body: .object(body)) }
+    }
+
+    private func stored<T>(_ work: () throws(StoreError) -> T) throws(ConsoleError) -> T {
+        do { return try work() } catch { throw ConsoleError(503, "store_unavailable", error.message) }
+    }
+
+    private func pushed<T>(_ work: () throws(PushError) -> T) throws(ConsoleError) -> T {
+        do { return try work() } catch { throw ConsoleError(error.status, error.code, error.message) }
+    }
+
+    /// Compared in time that does not depend on where they differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import SoarAuth
+import SoarConsoleAssets
+import SoarHTTP
+import SoarPush
+import SoarStore
+
+/// The console on a port of its own: its pages (`/console/`, assets in the binary, no request to
+/// any other host, a Content-Security-Policy that says so) and its API (``ConsoleAPI``).
+final class ConsoleServer: Sendable {
+    private let http: HTTPServer
+    let url: String
+
+    /// Nothing loads from elsewhere, nothing runs inline, and no other site may frame it.
+    static let policy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+    init(
+        host: String, port: UInt16, hostForURL: String, tls: HTTPServer.TLS?, store: any Store, push: PushService, hasher: any PasswordHashing,
+        now: @escaping @Sendable () -> Date
+    ) throws(HTTPServerError) {
+        let api = ConsoleAPI(store: store, push: push, sessions: ConsoleSessions(store: store, hasher: hasher, secure: tls != nil, now: now), now: now)
+        http = try HTTPServer(host: host, port: port, tls: tls) { request, _ in
+            var response = Self.answer(request, api: api)
+            response.headers += [
+                ("content-security-policy", Self.policy), ("x-content-type-options", "nosniff"), ("referrer-policy", "no-referrer"),
+                ("cache-control", "no-store"),
+            ]
+            return response
+        }
+        url = "\(tls == nil ? "http" : "https")://\(hostForURL):\(http.port)/console/"
+    }
+
+    var port: UInt16 { http.port }
+
+    func stop() { http.stop() }
+
+    private static func answer(_ request: HTTPRequest, api: ConsoleAPI) -> HTTPResponse {
+        if request.path.hasPrefix("/console/api/") { return api.handle(request) }
+        guard request.method == "GET" || request.method == "HEAD" else { return .error(405, "the console's pages are read with GET") }
+        if request.path == "/" || request.path == "/console" { return HTTPResponse(status: 302, headers: [("location", "/console/")]) }
+        guard let asset = ConsoleAssets.asset(at: request.path) else { return .error(404, "no console page at \(request.path)") }
+        return HTTPResponse(status: 200, headers: [("content-type", asset.type)], body: asset.bytes)
+    }
+}

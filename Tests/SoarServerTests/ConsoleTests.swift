@@ -1,0 +1,126 @@
+import Foundation
+import SoarAuth
+import SoarCore
+import SoarEmulator
+import SoarPush
+import SoarServer
+import SoarStore
+import SoarTesting
+import Testing
+
+/// The console's server and API: administrators sign in with a cookie session, every change
+/// needs its CSRF token, nothing else gets in (the anon key, the service key, app users' tokens,
+/// another server's cookie), failed sign-ins are limited, and its pages allow nothing from elsewhere.
+@Suite(.timeLimit(.minutes(2))) struct ConsoleTests {
+    static let password = "a-console-password"
+
+    /// A server with its console and one administrator.
+    static func fixture(push: PushSettings.Loaded = PushSettings.unset) throws -> ServerFixture {
+        let fixture = try ServerFixture(configure: { $0.consolePort = 0 }, push: push)
+        _ = try fixture.server.store.addAdmin(email: "admin@example.com", passwordHash: try PasswordHasher(memoryKiB: 64, passes: 1).hash(password))
+        return fixture
+    }
+
+    /// A request to the console's own port, with no key unless `headers` has one.
+    static func console(
+        _ fixture: ServerFixture, _ method: String, _ path: String, cookie: String? = nil, csrf: String? = nil, headers: [String: String] = [:], body: String? = nil
+    ) async throws -> ServerFixture.Answer {
+        let origin = try #require(fixture.server.consoleURL).replacingOccurrences(of: "/console/", with: "")
+        var headers = headers
+        if let cookie { headers["cookie"] = cookie }
+        if let csrf { headers["x-csrf-token"] = csrf }
+        if headers["apikey"] == nil { headers["apikey"] = "" }
+        return try await fixture.call(method, path, headers: headers, body: body, origin: origin)
+    }
+
+    /// Signs in; returns the cookie to send back and the CSRF token.
+    static func signIn(_ fixture: ServerFixture) async throws -> (cookie: String, csrf: String) {
+        let answer = try await console(fixture, "POST", "/console/api/session", body: #"{"email":"admin@example.com","password":"\#(password)"}"#)
+        #expect(answer.status == 200, "\(answer.text)")
+        let setCookie = try #require(answer.headers["set-cookie"])
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/console"), "\(setCookie)")
+        return (String(setCookie.split(separator: ";")[0]), try #require(answer.object["csrf"]?.stringValue))
+    }
+
+    @Test func onlyASignedInAdministratorGetsInAndChangesNeedTheCSRFToken() async throws {
+        let fixture = try Self.fixture()
+        let user = try await fixture.signUp("app-user@example.com")
+        for bearer in [fixture.anonKey, fixture.serviceKey, user.token] {
+            let answer = try await Self.console(fixture, "GET", "/console/api/overview", headers: ["authorization": "Bearer \(bearer)", "apikey": bearer])
+            #expect(answer.status == 401, "a key or an app token is no session: \(answer.text)")
+        }
+        let (cookie, csrf) = try await Self.signIn(fixture)
+        let overview = try await Self.console(fixture, "GET", "/console/api/overview", cookie: cookie)
+        #expect(overview.status == 200 && overview.object["users"] == 1, "\(overview.text)")
+        let users = try await Self.console(fixture, "GET", "/console/api/users?q=app-user", cookie: cookie)
+        #expect(users.rows.map { $0["email"] } == ["app-user@example.com"], "\(users.text)")
+
+        let withoutToken = try await Self.console(fixture, "POST", "/console/api/compose", cookie: cookie, body: #"{"audience":"all","body":"x"}"#)
+        #expect(withoutToken.status == 403 && withoutToken.object["error"] == "csrf", "\(withoutToken.text)")
+        let wrongToken = try await Self.console(fixture, "DELETE", "/console/api/session", cookie: cookie, csrf: "not-it")
+        #expect(wrongToken.status == 403)
+        let out = try await Self.console(fixture, "DELETE", "/console/api/session", cookie: cookie, csrf: csrf)
+        #expect(out.status == 200 && out.headers["set-cookie"]?.contains("Max-Age=0") == true)
+        #expect(try await Self.console(fixture, "GET", "/console/api/overview", cookie: cookie).status == 401, "signed out is out")
+    }
+
+    @Test func anotherServersCookieIsRefused() async throws {
+        let first = try Self.fixture()
+        let second = try Self.fixture()
+        let (cookie, _) = try await Self.signIn(second)
+        #expect(try await Self.console(first, "GET", "/console/api/session", cookie: cookie).status == 401)
+        #expect(try await Self.console(second, "GET", "/console/api/session", cookie: cookie).status == 200)
+    }
+
+    @Test func failedSignInsAreLimited() async throws {
+        let fixture = try Self.fixture()
+        for _ in 0..<5 {
+            let wrong = try await Self.console(fixture, "POST", "/console/api/session", body: #"{"email":"admin@example.com","password":"wrong-password"}"#)
+            #expect(wrong.status == 400 && wrong.object["message"] == "Invalid email or password", "\(wrong.text)")
+        }
+        let limited = try await Self.console(fixture, "POST", "/console/api/session", body: #"{"email":"admin@example.com","password":"\#(Self.password)"}"#)
+        #expect(limited.status == 429, "even the right password waits: \(limited.text)")
+        let unknown = try await Self.console(fixture, "POST", "/console/api/session", body: #"{"email":"nobody@example.com","password":"x"}"#)
+        #expect(unknown.status == 429 || unknown.status == 400, "\(unknown.text)")
+    }
+
+    @Test func pagesLoadNothingFromElsewhere() async throws {
+        let fixture = try Self.fixture()
+        let page = try await Self.console(fixture, "GET", "/console/")
+        #expect(page.status == 200 && page.text.contains("data-testid=\"login-email\""))
+        let policy = try #require(page.headers["content-security-policy"])
+        #expect(policy.contains("default-src 'self'") && policy.contains("script-src 'self'") && !policy.contains("unsafe"), "\(policy)")
+        #expect(!page.text.contains("http://") && !page.text.contains("https://"), "no other host named")
+        for asset in ["/console/console.js", "/console/console.css"] {
+            let answer = try await Self.console(fixture, "GET", asset)
+            #expect(answer.status == 200 && !answer.text.contains("https://"), "\(asset)")
+        }
+        #expect(try await Self.console(fixture, "GET", "/console/nope.js").status == 404)
+        #expect(try await Self.console(fixture, "POST", "/console/").status == 405)
+    }
+
+    @Test func composeSendsAndTheSendsPageCountsIt() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try Self.fixture(push: try emulator.pushSettings())
+        let user = try await fixture.signUp("console-push@example.com")
+        let token = String(repeating: "5c", count: 32)
+        #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(token)","platform":"ios"}"#).status == 201)
+        let (cookie, csrf) = try await Self.signIn(fixture)
+        let devices = try await Self.console(fixture, "GET", "/console/api/devices", cookie: cookie)
+        #expect(devices.rows.first?["token"] == .string(token) && devices.rows.first?["email"] == "console-push@example.com", "\(devices.text)")
+        let unknown = try await Self.console(
+            fixture, "POST", "/console/api/compose", cookie: cookie, csrf: csrf, body: #"{"audience":"nobody@example.com","title":"Hi","body":"There"}"#)
+        #expect(unknown.status == 404, "\(unknown.text)")
+        let sent = try await Self.console(
+            fixture, "POST", "/console/api/compose", cookie: cookie, csrf: csrf,
+            body: #"{"audience":"console-push@example.com","title":"Hi","body":"There","link":"soar:///notifications"}"#)
+        #expect(sent.status == 202, "\(sent.text)")
+        let id = try #require(sent.object["send_id"]?.stringValue)
+        _ = try await fixture.finishedSend(id)
+        #expect(emulator.emulator.state.deliveries.first?.payload.objectValue?["deeplink"] == "soar:///notifications")
+        let sends = try await Self.console(fixture, "GET", "/console/api/sends", cookie: cookie)
+        #expect(sends.rows.first?["send_id"] == .string(id) && sends.rows.first?["delivered"] == 1, "\(sends.text)")
+        let listed = try await fixture.call("GET", "/functions/v1/sends", bearer: fixture.serviceKey)
+        #expect(listed.status == 200 && listed.rows.first?["send_id"] == .string(id), "GET /functions/v1/sends lists sends too: \(listed.text)")
+    }
+}
