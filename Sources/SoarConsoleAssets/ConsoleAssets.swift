@@ -13,6 +13,8 @@ public enum ConsoleAssets {
         case "/console/", "/console/index.html": Asset(bytes: Data(PackageResources.index_html), type: "text/html; charset=utf-8")
         case "/console/console.js": Asset(bytes: Data(PackageResources.console_js), type: "text/javascript; charset=utf-8")
         case "/console/console.css": Asset(bytes: Data(PackageResources.console_css), type: "text/css; charset=utf-8")
+        case "/console/device", "/console/device/": Asset(bytes: Data(PackageResources.device_html), type: "text/html; charset=utf-8")
+        case "/console/device.js": Asset(bytes: Data(PackageResources.device_js), type: "text/javascript; charset=utf-8")
         default: nil
         }
     }

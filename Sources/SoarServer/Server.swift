@@ -38,6 +38,11 @@ public final class Server: Sendable {
         public var webhookTimeout = Duration.seconds(10)
         /// The console's own port (`--console-port`; 0 picks a free one); nil: no console.
         public var consolePort: UInt16?
+        /// What the APNs emulator recorded for a token, for the console's simulated device; nil
+        /// without an emulator in reach (`soar serve --with-emulator` gives its own).
+        public var emulatorDeliveries: (@Sendable (String) -> [EmulatedDelivery])?
+        /// The app's routes, for the simulated device's taps (the seed app's by default).
+        public var routes: RouteTable = .seedApp
         public var version = "soar"
         /// Where stored objects' bytes live (`--storage-dir`); nil: `/storage/v1` answers 503.
         public var storageDirectory: String?
@@ -181,9 +186,12 @@ public final class Server: Sendable {
         ).register(in: &router)
         if let consolePort = configuration.consolePort {
             do {
+                let device = ConsoleDevice(
+                    store: store, auth: auth, apiURL: "\(scheme)://\(hostForURL):\(http.port)", anonKey: keys.anonKey, routes: configuration.routes,
+                    deliveries: configuration.emulatorDeliveries)
                 console = try ConsoleServer(
                     host: configuration.host, port: consolePort, hostForURL: hostForURL, tls: configuration.tls, store: store, push: self.push,
-                    hasher: configuration.passwordHasher, now: now)
+                    hasher: configuration.passwordHasher, device: device, now: now)
             } catch {
                 storageSweeper?.cancel()
                 changes.stop()

@@ -1,21 +1,21 @@
-"""The console in headless Chromium, driven by Selenium as an administrator would use it: sign in,
-find the device, compose a push with a deep link, see it delivered, see it opened on the Sends
-page. Screenshots of each step go to SHOTS.
+"""The console in headless Chromium, driven by Selenium: an administrator signs in; a second tab,
+the simulated device, signs an app user in, allows notifications and registers its token; the
+console lists the device, composes a push with a deep link and sees it delivered; the device tab
+shows the banner, a tap shows the route, and the console's Sends page shows the open.
+Screenshots of each step go to SHOTS.
 
-Usage: console_browser.py CONSOLE_URL EMAIL PASSWORD TOKEN SHOTS OPEN_COMMAND...
-OPEN_COMMAND is run (with the send's id appended) to report the open as the app would."""
-import subprocess
+Usage: console_browser.py CONSOLE_URL ADMIN_EMAIL ADMIN_PASSWORD USER_EMAIL USER_PASSWORD SHOTS"""
 import sys
 
 from peer import expect
 from selenium import webdriver
-from selenium.webdriver.common.by import By
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as shown
 from selenium.webdriver.support.ui import WebDriverWait
 
-console, email, password, token, shots = sys.argv[1:6]
-open_command = sys.argv[6:]
+console, admin, admin_password, user, user_password, shots = sys.argv[1:7]
 
 options = webdriver.ChromeOptions()
 for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"]:
@@ -36,52 +36,83 @@ def testid(name):
 
 
 try:
+    # The administrator's tab.
     browser.get(console)
-    testid("login-email").send_keys(email)
+    console_tab = browser.current_window_handle
+    testid("login-email").send_keys(admin)
     testid("login-password").send_keys("wrong password")
     testid("login-submit").click()
     wait.until(lambda b: "Invalid" in b.find_element(By.ID, "signin-error").text)
     shot("refused")
     testid("login-password").clear()
-    testid("login-password").send_keys(password)
-    testid("login-submit").click()
+    testid("login-password").send_keys(admin_password + Keys.ENTER)
     testid("nav-overview")
     shot("overview")
 
+    # The device's tab: sign in, deny first (the Settings state), then allow.
+    browser.switch_to.new_window("tab")
+    device_tab = browser.current_window_handle
+    browser.get(console.rstrip("/") + "/device")
+    testid("device-email").send_keys(user)
+    testid("device-password").send_keys(user_password)
+    testid("device-signin").click()
+    testid("device-deny").click()
+    wait.until(lambda b: "Open Settings" in b.find_element(By.ID, "denied").text)
+    shot("device-denied")
+    testid("device-settings").click()
+    testid("device-allow").click()
+    token = wait.until(lambda b: testid("device-token").text)
+    expect(len(token) == 64, f"a 32-byte token, hex: {token}")
+    shot("device-registered")
+
+    # The console lists it and sends to it.
+    browser.switch_to.window(console_tab)
     testid("nav-devices").click()
     wait.until(lambda b: any(token in row.text for row in b.find_elements(By.CSS_SELECTOR, '[data-testid="device-row"]')))
     shot("devices")
-
     testid("nav-compose").click()
     testid("compose-audience").clear()
-    testid("compose-audience").send_keys("all")
-    testid("compose-title").send_keys("Hello from the console")
-    testid("compose-body").send_keys("Tap to open your inbox")
-    testid("compose-link").send_keys("soar:///notifications")
+    testid("compose-audience").send_keys(user)
+    testid("compose-title").send_keys("New drop")
+    testid("compose-body").send_keys("From a brand you follow")
+    testid("compose-link").send_keys("soar:///brands/acme")
     testid("compose-send").click()
     wait.until(lambda b: "1 delivered" in testid("send-status").text)
     shot("delivered")
 
+    # The device shows it, and a tap opens its route.
+    browser.switch_to.window(device_tab)
+    banner = testid("banner")
+    expect("New drop" in banner.text and "From a brand you follow" in banner.text, f"the banner: {banner.text}")
+    shot("device-banner")
+    banner.click()
+    route = wait.until(lambda b: testid("route").text)
+    expect(route.startswith("brandHub") and "/brands/acme" in route, f"the route: {route}")
+    shot("device-route")
+
+    # The console sees the open.
+    browser.switch_to.window(console_tab)
     testid("nav-sends").click()
-    row = wait.until(lambda b: b.find_element(By.CSS_SELECTOR, '[data-testid="send-row"]'))
-    send_prefix = row.find_elements(By.TAG_NAME, "td")[1].text
-    expect("0 opened" in row.text, f"not opened yet: {row.text}")
-    opened = subprocess.run(open_command, capture_output=True, text=True)
-    expect(opened.returncode == 0, f"reporting the open: {opened.stdout} {opened.stderr}")
     wait.until(lambda b: "1 opened" in b.find_element(By.CSS_SELECTOR, '[data-testid="send-row"]').text)
     shot("opened")
 
-    # Keyboard: every control can be reached and is labelled.
-    for name in ["nav-overview", "nav-users", "nav-devices", "nav-sends", "nav-compose"]:
-        expect(testid(name).get_attribute("href"), f"{name} is a link")
+    # Keyboard: every control labelled, and Tab moves through them in order.
     testid("nav-compose").click()
     for name in ["compose-audience", "compose-title", "compose-body", "compose-link"]:
         field = testid(name)
         labels = browser.find_elements(By.CSS_SELECTOR, f'label[for="{field.get_attribute("id")}"]')
         expect(labels and labels[0].text, f"{name} has a label")
     testid("compose-audience").click()
-    browser.switch_to.active_element.send_keys("\t")
+    browser.switch_to.active_element.send_keys(Keys.TAB)
     expect(browser.switch_to.active_element.get_attribute("data-testid") == "compose-title", "Tab goes on to the title")
-    print("ok", send_prefix)
+
+    # Sign-out on the device removes its token.
+    browser.switch_to.window(device_tab)
+    testid("device-signout").click()
+    testid("device-email")
+    browser.switch_to.window(console_tab)
+    testid("nav-devices").click()
+    wait.until(lambda b: not any(token in row.text for row in b.find_elements(By.CSS_SELECTOR, '[data-testid="device-row"]')))
+    print("ok")
 finally:
     browser.quit()

@@ -252,9 +252,24 @@ struct ServeCommand: Command {
             removeMade()
             throw error
         }
+        var serving = configuration
+        if let emulator = local?.emulator {
+            // The console's simulated device reads what the emulator recorded for its token.
+            serving.emulatorDeliveries = { token in
+                emulator.state.deliveries.filter { $0.token == token }.map { EmulatedDelivery(apnsID: $0.apnsID, payload: $0.payload, time: $0.time) }
+            }
+        }
+        if FileManager.default.fileExists(atPath: RoutesChoice.standard) {
+            do { serving.routes = try RouteTable(file: RoutesChoice.standard) } catch {
+                store.close()
+                local?.emulator.stop()
+                removeMade()
+                throw .configuration(error.description)
+            }
+        }
         let server: Server
         do {
-            server = try Server(configuration: configuration, store: store, keys: keys, push: push, logger: Logger(level: logLevel))
+            server = try Server(configuration: serving, store: store, keys: keys, push: push, logger: Logger(level: logLevel))
         } catch {
             store.close()
             local?.emulator.stop()
