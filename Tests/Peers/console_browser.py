@@ -96,6 +96,22 @@ try:
     wait.until(lambda b: "1 opened" in b.find_element(By.CSS_SELECTOR, '[data-testid="send-row"]').text)
     shot("opened")
 
+    # The other pages: a user's detail, the data, the mailbox, storage.
+    page = lambda b: b.find_element(By.ID, "page").text
+    testid("nav-users").click()
+    wait.until(lambda b: user in page(b))
+    browser.find_element(By.XPATH, f'//button[text()="{user}"]').click()
+    wait.until(lambda b: "Sign out everywhere" in page(b) and token[:16] in page(b))
+    shot("user")
+    testid("nav-data").click()
+    wait.until(lambda b: "Schema" in page(b) and "Rows" in page(b))
+    shot("data")
+    testid("nav-mailbox").click()
+    wait.until(lambda b: "Mailbox" in page(b))
+    testid("nav-storage").click()
+    wait.until(lambda b: "avatars" in page(b))
+    shot("storage")
+
     # Keyboard: every control labelled, and Tab moves through them in order.
     testid("nav-compose").click()
     for name in ["compose-audience", "compose-title", "compose-body", "compose-link"]:

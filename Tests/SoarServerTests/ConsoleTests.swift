@@ -123,4 +123,32 @@ import Testing
         let listed = try await fixture.call("GET", "/functions/v1/sends", bearer: fixture.serviceKey)
         #expect(listed.status == 200 && listed.rows.first?["send_id"] == .string(id), "GET /functions/v1/sends lists sends too: \(listed.text)")
     }
+
+    @Test func usersDataMailboxAndStorageAreBrowsedAndAUserCanBeSignedOutAndDeleted() async throws {
+        let fixture = try Self.fixture()
+        let user = try await fixture.signUp("browsed@example.com")
+        #expect(try await fixture.call("POST", "/rest/v1/todos", bearer: user.token, body: #"{"title":"seen by the console"}"#).status == 201)
+        let (cookie, csrf) = try await Self.signIn(fixture)
+
+        let detail = try await Self.console(fixture, "GET", "/console/api/users/\(user.id)", cookie: cookie)
+        #expect(detail.object["email"] == "browsed@example.com" && detail.object["inbox"] == [], "\(detail.text)")
+        let tables = try await Self.console(fixture, "GET", "/console/api/tables", cookie: cookie)
+        let todos = try #require(tables.rows.first { $0["name"] == "todos" }, "\(tables.text)")
+        #expect(todos["columns"]?.arrayValue?.contains { $0.objectValue?["name"] == "title" } == true)
+        let rows = try await Self.console(fixture, "GET", "/console/api/tables/todos", cookie: cookie)
+        #expect(rows.rows.first?["title"] == "seen by the console", "the service role reads every row: \(rows.text)")
+        #expect(try await Self.console(fixture, "GET", "/console/api/tables/nope", cookie: cookie).status == 404)
+        let mailbox = try await Self.console(fixture, "GET", "/console/api/mailbox", cookie: cookie)
+        #expect(mailbox.status == 200, "\(mailbox.text)")
+        let buckets = try await Self.console(fixture, "GET", "/console/api/storage", cookie: cookie)
+        #expect(buckets.rows.contains { $0["id"] == "avatars" }, "\(buckets.text)")
+
+        // Signed out everywhere: the user's token stops working at once; then deleted.
+        let signOut = try await Self.console(fixture, "POST", "/console/api/users/\(user.id)/signout", cookie: cookie, csrf: csrf)
+        #expect(signOut.status == 200, "\(signOut.text)")
+        #expect(try await fixture.call("GET", "/rest/v1/todos", bearer: user.token).status == 401)
+        #expect(try await Self.console(fixture, "DELETE", "/console/api/users/\(user.id)", cookie: cookie).status == 403, "without the CSRF token")
+        #expect(try await Self.console(fixture, "DELETE", "/console/api/users/\(user.id)", cookie: cookie, csrf: csrf).status == 200)
+        #expect(try await Self.console(fixture, "GET", "/console/api/users/\(user.id)", cookie: cookie).status == 404)
+    }
 }

@@ -50,7 +50,7 @@ function showApp(session) {
   route();
 }
 
-const pages = { overview, users, devices, sends, compose };
+const pages = { overview, users, devices, sends, compose, data, mailbox, storage };
 
 function route() {
   clearInterval(refresh);
@@ -103,8 +103,63 @@ function searchable(main, title, load, draw) {
 }
 
 function users(main) {
-  return searchable(main, "Users", (q) => api("GET", "/users?q=" + encodeURIComponent(q)), (rows) =>
-    table([["Email", (u) => u.email || "–"], ["Id", (u) => el("span", { class: "mono", text: u.id })], ["Created", (u) => u.created_at], ["Last sign-in", (u) => u.last_sign_in_at || "–"]], rows));
+  const detail = el("section", { "aria-live": "polite" });
+  const shown = searchable(main, "Users", (q) => api("GET", "/users?q=" + encodeURIComponent(q)), (rows) =>
+    table([["Email", (u) => el("button", { type: "button", class: "link", text: u.email || u.id, onclick: () => userDetail(u.id, detail) })],
+      ["Id", (u) => el("span", { class: "mono", text: u.id })], ["Created", (u) => u.created_at], ["Last sign-in", (u) => u.last_sign_in_at || "–"]], rows));
+  main.append(detail);
+  return shown;
+}
+
+async function userDetail(id, into) {
+  const user = await api("GET", "/users/" + id);
+  const act = (label, method, path, done) => el("button", { type: "button", text: label, onclick: async () => {
+    if (!confirm(`${label}: ${user.email || user.id}?`)) return;
+    await api(method, path).then(done).catch((error) => alert(error.message));
+  } });
+  into.replaceChildren(
+    el("h2", { text: user.email || user.id }),
+    el("p", {}, act("Sign out everywhere", "POST", `/users/${id}/signout`, () => alert("Their sessions ended")), " ",
+      act("Delete user", "DELETE", `/users/${id}`, () => { into.replaceChildren(); route(); })),
+    el("h3", { text: "Devices" }),
+    table([["Token", (d) => el("span", { class: "mono", text: d.token })], ["Environment", (d) => d.environment || "unknown"], ["Last seen", (d) => d.updated_at || "–"]], user.devices),
+    el("h3", { text: "Inbox" }),
+    table([["Sent", (n) => n.created_at || "–"], ["Title", (n) => n.title || "–"], ["Body", (n) => n.body || "–"], ["Opened", (n) => n.opened_at || "–"]], user.inbox));
+}
+
+async function data(main) {
+  const tables = await api("GET", "/tables");
+  const rows = el("section", { "aria-live": "polite" });
+  const pick = el("select", { id: "table-pick" }, ...tables.map((t) => el("option", { value: t.name, text: `${t.name} (${t.kind})` })));
+  const show = async () => {
+    const chosen = tables.find((t) => t.name === pick.value);
+    const data = await api("GET", "/tables/" + encodeURIComponent(pick.value));
+    rows.replaceChildren(
+      el("h2", { text: "Schema" }),
+      table([["Column", (c) => c.name + (chosen.primary_key.includes(c.name) ? " (key)" : "")], ["Type", (c) => c.type], ["Null", (c) => c.nullable ? "yes" : "no"]], chosen.columns),
+      el("h2", { text: "Rows (first 50, read-only)" }),
+      table(chosen.columns.map((c) => [c.name, (r) => r[c.name] == null ? "–" : typeof r[c.name] === "object" ? JSON.stringify(r[c.name]) : String(r[c.name])]), data));
+  };
+  pick.addEventListener("change", () => show().catch((error) => rows.replaceChildren(el("p", { role: "alert", text: error.message }))));
+  main.replaceChildren(el("h1", { text: "Data" }), el("label", { for: "table-pick", text: "Table or view" }), pick, rows);
+  if (tables.length) await show();
+}
+
+async function mailbox(main) {
+  const mails = await api("GET", "/mailbox");
+  main.replaceChildren(el("h1", { text: "Mailbox" }), el("p", { class: "hint", text: "Mail the server would have sent, while no SMTP server is set." }),
+    table([["Sent", (m) => m.created_at], ["To", (m) => m.to], ["Subject", (m) => m.subject], ["Text", (m) => el("pre", { text: m.text })]], mails));
+}
+
+async function storage(main) {
+  const buckets = await api("GET", "/storage");
+  const objects = el("section", { "aria-live": "polite" });
+  const open = async (bucket) => objects.replaceChildren(el("h2", { text: bucket }),
+    table([["Name", (o) => o.name], ["Size", (o) => String((o.metadata || {}).size ?? "–")], ["Type", (o) => (o.metadata || {}).mimetype || "–"], ["Updated", (o) => o.updated_at || "–"]],
+      await api("GET", "/storage/" + encodeURIComponent(bucket))));
+  main.replaceChildren(el("h1", { text: "Storage" }),
+    table([["Bucket", (b) => el("button", { type: "button", class: "link", text: b.id, onclick: () => open(b.id) })], ["Public", (b) => b.public ? "yes" : "no"],
+      ["Size limit", (b) => b.file_size_limit == null ? "–" : String(b.file_size_limit)]], buckets), objects);
 }
 
 function devices(main) {

@@ -36,8 +36,18 @@ struct ConsoleAPI: Sendable {
             case ("GET", "/devices"): return .json(200, try devices(matching: request.queryValue("q")))
             case ("GET", "/sends"): return .json(200, try pushed { () throws(PushError) in try push.sends(limit: 100) })
             case ("POST", "/compose"): return .json(202, try compose(request))
+            case ("GET", "/tables"): return .json(200, tables())
+            case ("GET", "/mailbox"): return .json(200, try mailbox())
+            case ("GET", "/storage"): return .json(200, try storage(nil, prefix: ""))
             default:
                 if request.method == "GET", path.hasPrefix("/sends/") { return .json(200, try pushed { () throws(PushError) in try push.sendStatus(id: String(path.dropFirst("/sends/".count))) }) }
+                if path.hasPrefix("/users/") { return .json(200, try user(request.method, String(path.dropFirst("/users/".count)))) }
+                if request.method == "GET", path.hasPrefix("/tables/") {
+                    return .json(200, try table(String(path.dropFirst("/tables/".count)), offset: Int(request.queryValue("offset") ?? "") ?? 0))
+                }
+                if request.method == "GET", path.hasPrefix("/storage/") {
+                    return .json(200, try storage(String(path.dropFirst("/storage/".count)), prefix: request.queryValue("prefix") ?? ""))
+                }
                 throw ConsoleError(404, "not_found", "No console API at \(request.method) \(request.path)")
             }
         } catch {
@@ -109,7 +119,7 @@ struct ConsoleAPI: Sendable {
     }
 
     /// `device_tokens` as the service role reads it, newest first (empty when the app has none).
-    private func deviceRows(limit: Int) throws(ConsoleError) -> [[String: JSONValue]] {
+    func deviceRows(limit: Int) throws(ConsoleError) -> [[String: JSONValue]] {
         guard let table = store.tables["device_tokens"] else { return [] }
         // Rows come with their columns in the table's order.
         let names: Set<String> = ["token", "user_id", "platform", "environment", "bundle_id", "updated_at"]
@@ -149,7 +159,7 @@ struct ConsoleAPI: Sendable {
         return try pushed { () throws(PushError) in try push.sendPush(body: .object(body)) }
     }
 
-    private func stored<T>(_ work: () throws(StoreError) -> T) throws(ConsoleError) -> T {
+    func stored<T>(_ work: () throws(StoreError) -> T) throws(ConsoleError) -> T {
         do { return try work() } catch { throw ConsoleError(503, "store_unavailable", error.message) }
     }
 
