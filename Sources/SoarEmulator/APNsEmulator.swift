@@ -10,6 +10,8 @@ import SoarHTTP
 /// deliveries and injects faults. Starts serving in `init`; ``stop()`` ends it.
 public final class APNsEmulator: Sendable {
     public let state: EmulatorState
+    /// The control plane, for callers in the same process (the console's Emulator page).
+    public let control: ControlAPI
     public let configuration: EmulatorConfiguration
     private let server: H2Server<EmulatorService>
     private let productionServer: H2Server<EmulatorService>?
@@ -40,6 +42,7 @@ public final class APNsEmulator: Sendable {
         }
         let relay = ListenerRelay()
         let control = ControlAPI(state: state, now: now) { accepting in relay.servers.forEach { $0.setAccepting(accepting) } }
+        self.control = control
         func service(_ environment: String?) -> EmulatorService {
             EmulatorService(
                 validator: RequestValidator(state: state, allowedTopics: configuration.allowedTopics, now: now),

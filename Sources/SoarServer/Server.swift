@@ -41,6 +41,9 @@ public final class Server: Sendable {
         /// What the APNs emulator recorded for a token, for the console's simulated device; nil
         /// without an emulator in reach (`soar serve --with-emulator` gives its own).
         public var emulatorDeliveries: (@Sendable (String) -> [EmulatedDelivery])?
+        /// The emulator's control plane (method, path, body → status, body) for the console's
+        /// Emulator page; nil without an emulator in this process.
+        public var emulatorControl: (@Sendable (String, String, Data) -> (status: Int, body: Data))?
         /// The app's routes, for the simulated device's taps (the seed app's by default).
         public var routes: RouteTable = .seedApp
         public var version = "soar"
@@ -191,7 +194,7 @@ public final class Server: Sendable {
                     deliveries: configuration.emulatorDeliveries)
                 console = try ConsoleServer(
                     host: configuration.host, port: consolePort, hostForURL: hostForURL, tls: configuration.tls, store: store, push: self.push,
-                    hasher: configuration.passwordHasher, device: device, now: now)
+                    hasher: configuration.passwordHasher, device: device, emulator: configuration.emulatorControl, now: now)
             } catch {
                 storageSweeper?.cancel()
                 changes.stop()

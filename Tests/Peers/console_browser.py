@@ -111,6 +111,23 @@ try:
     testid("nav-storage").click()
     wait.until(lambda b: "avatars" in page(b))
     shot("storage")
+    testid("nav-emulator").click()
+    wait.until(lambda b: "Deliveries" in page(b) and "New drop" in page(b))
+    shot("emulator")
+    testid("nav-sends").click()
+    browser.find_element(By.CSS_SELECTOR, '[data-testid="send-row"] button').click()
+    wait.until(lambda b: "Failures by Apple's reason" in page(b) and "delivered" in page(b))
+    shot("send-detail")
+
+    # Every page's controls are labelled or named.
+    for nav in ["nav-overview", "nav-users", "nav-devices", "nav-sends", "nav-compose", "nav-data", "nav-mailbox", "nav-storage", "nav-emulator"]:
+        testid(nav).click()
+        wait.until(lambda b: "Loading" not in page(b))
+        for field in browser.find_elements(By.CSS_SELECTOR, "#page input, #page select"):
+            labels = browser.find_elements(By.CSS_SELECTOR, f'label[for="{field.get_attribute("id")}"]')
+            expect(field.get_attribute("id") and labels, f"{nav}: an unlabelled field")
+        for button in browser.find_elements(By.CSS_SELECTOR, "#page button"):
+            expect(button.text.strip(), f"{nav}: a button without a name")
 
     # Keyboard: every control labelled, and Tab moves through them in order.
     testid("nav-compose").click()

@@ -255,6 +255,7 @@ struct ServeCommand: Command {
         var serving = configuration
         if let emulator = local?.emulator {
             // The console's simulated device reads what the emulator recorded for its token.
+            serving.emulatorControl = { method, path, body in emulator.control.handle(method: method, path: path, body: body) }
             serving.emulatorDeliveries = { token in
                 emulator.state.deliveries.filter { $0.token == token }.map { EmulatedDelivery(apnsID: $0.apnsID, payload: $0.payload, time: $0.time) }
             }

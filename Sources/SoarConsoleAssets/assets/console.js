@@ -50,7 +50,7 @@ function showApp(session) {
   route();
 }
 
-const pages = { overview, users, devices, sends, compose, data, mailbox, storage };
+const pages = { overview, users, devices, sends, compose, data, mailbox, storage, emulator };
 
 function route() {
   clearInterval(refresh);
@@ -169,13 +169,27 @@ function devices(main) {
 }
 
 async function sends(main) {
+  let chosen = null;
+  const detail = (s) => el("section", { "aria-live": "polite" },
+    el("h2", { text: "Send " + s.send_id }),
+    table([["Measure", (r) => r[0]], ["Value", (r) => r[1]]], [
+      ["created", s.created_at], ["finished", s.finished_at || "not yet"], ["total", String(s.total)], ["queued", String(s.pending)],
+      ["delivered", String(s.delivered)], ["failed", String(s.failed)], ["tokens removed", String(s.removed)], ["opened", String(s.opens)],
+      ["sent again after a restart", String(s.redelivered)],
+      ["suppressed", Object.entries(s.suppressed).map(([why, count]) => `${why} ${count}`).join(", ")],
+      ["webhooks", Object.entries(s.webhooks).map(([state, count]) => `${state} ${count}`).join(", ")],
+    ]),
+    el("h3", { text: "Failures by Apple's reason" }),
+    table([["Reason", (r) => r[0]], ["Devices", (r) => String(r[1])]], Object.entries(s.reasons)));
   const draw = async () => {
     const rows = await api("GET", "/sends");
+    const current = chosen && rows.find((s) => s.send_id === chosen);
     main.replaceChildren(el("h1", { text: "Sends" }), table([
-      ["Sent", (s) => s.created_at], ["Id", (s) => el("span", { class: "mono", text: s.send_id.slice(0, 8) })],
+      ["Sent", (s) => s.created_at],
+      ["Id", (s) => el("button", { type: "button", class: "link mono", text: s.send_id.slice(0, 8), onclick: () => { chosen = s.send_id; draw(); } })],
       ["Progress", (s) => `${s.total} total, ${s.pending} queued, ${s.delivered} delivered, ${s.failed} failed, ${s.removed} removed, ${s.opens} opened`],
       ["Failures", (s) => Object.entries(s.reasons).map(([reason, count]) => `${reason} ${count}`).join(", ") || "–"],
-    ], rows, () => ({ "data-testid": "send-row" })));
+    ], rows, () => ({ "data-testid": "send-row" })), current ? detail(current) : null);
   };
   await draw();
   refresh = setInterval(() => draw().catch(() => {}), 1000);
@@ -189,13 +203,15 @@ async function compose(main) {
     ...field("compose-audience", "Audience (all, or a user's email)", { value: "all", required: "" }),
     ...field("compose-title", "Title"), ...field("compose-body", "Body", { required: "" }),
     ...field("compose-link", "Deep link (soar:///… or a universal link)", { placeholder: "soar:///notifications" }),
+    ...field("compose-image", "Image (https URL, shown by the app's extension)", { placeholder: "the picture's https URL", type: "url" }),
     el("p", { class: "hint", id: "compose-size" }),
     el("button", { type: "submit", "data-testid": "compose-send", text: "Send" }), status);
   const value = (id) => form.querySelector("#" + id).value;
   const update = () => {
     preview.querySelector(".title").textContent = value("compose-title");
     preview.querySelector(".body").textContent = value("compose-body");
-    const payload = { aps: { alert: { title: value("compose-title"), body: value("compose-body") }, sound: "default" }, deeplink: value("compose-link") || undefined };
+    const payload = { aps: { alert: { title: value("compose-title"), body: value("compose-body") }, sound: "default", "mutable-content": value("compose-image") ? 1 : undefined },
+      deeplink: value("compose-link") || undefined, image_url: value("compose-image") || undefined };
     const bytes = new TextEncoder().encode(JSON.stringify(payload)).length;
     form.querySelector("#compose-size").textContent = `${bytes} of 4096 bytes`;
   };
@@ -204,7 +220,9 @@ async function compose(main) {
     event.preventDefault();
     status.textContent = "Sending…";
     try {
-      const sent = await api("POST", "/compose", { audience: value("compose-audience"), title: value("compose-title"), body: value("compose-body"), link: value("compose-link") });
+      const sent = await api("POST", "/compose", {
+        audience: value("compose-audience"), title: value("compose-title"), body: value("compose-body"), link: value("compose-link"), image: value("compose-image"),
+      });
       const poll = async () => {
         const s = await api("GET", "/sends/" + sent.send_id);
         status.textContent = `${s.pending} queued, ${s.delivered} delivered, ${s.failed} failed`;
@@ -236,3 +254,30 @@ document.addEventListener("DOMContentLoaded", async () => {
   document.getElementById("signout").addEventListener("click", async () => { await api("DELETE", "/session").catch(() => {}); showSignIn(); });
   try { showApp(await api("GET", "/session")); } catch { showSignIn(); }
 });
+
+async function emulator(main) {
+  const stats = await api("GET", "/emulator/stats");
+  const deliveries = await api("GET", "/emulator/deliveries");
+  const faults = await api("GET", "/emulator/faults");
+  const status = el("p", { role: "status" });
+  const form = el("form", {},
+    el("label", { for: "fault-status", text: "Answer with status (429, 500, 503; empty: none)" }), el("input", { id: "fault-status", type: "number", value: faults.status ?? "" }),
+    el("label", { for: "fault-every", text: "Every Nth request" }), el("input", { id: "fault-every", type: "number", min: "1", value: faults.every ?? 1 }),
+    el("label", { for: "fault-latency", text: "Latency (ms)" }), el("input", { id: "fault-latency", type: "number", min: "0", value: faults.latency_ms ?? 0 }),
+    el("button", { type: "submit", text: "Set faults" }),
+    el("button", { type: "button", text: "Clear faults", onclick: async () => { await api("DELETE", "/emulator/faults"); status.textContent = "Faults cleared"; } }),
+    status);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const number = (id) => form.querySelector("#" + id).value === "" ? null : Number(form.querySelector("#" + id).value);
+    await api("POST", "/emulator/faults", { status: number("fault-status"), every: number("fault-every") || 1, latency_ms: number("fault-latency") || 0 })
+      .then(() => { status.textContent = "Faults set"; }, (error) => { status.textContent = error.message; });
+  });
+  main.replaceChildren(el("h1", { text: "APNs emulator" }),
+    el("div", { class: "cards" }, card("Requests", stats.requests), card("Accepted", stats.accepted), card("Connections", stats.connections_total ?? 0)),
+    el("h2", { text: "Faults" }), form,
+    el("h2", { text: "Deliveries (newest first)" }),
+    el("button", { type: "button", text: "Clear deliveries", onclick: async () => { await api("DELETE", "/emulator/deliveries"); route(); } }),
+    table([["Time", (d) => d.time || "–"], ["Token", (d) => el("span", { class: "mono", text: (d.token || "").slice(0, 16) + "…" })], ["Environment", (d) => d.environment || "–"],
+      ["Payload", (d) => el("pre", { text: JSON.stringify(d.payload) })]], deliveries.slice().reverse().slice(0, 200)));
+}

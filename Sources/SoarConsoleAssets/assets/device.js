@@ -55,6 +55,8 @@ function present(note) {
   const banner = $("banner");
   banner.querySelector(".title").textContent = note.title || "";
   banner.querySelector(".body").textContent = note.body || "";
+  // iOS plays the payload's sound with the banner (seed 000: list, banner, sound in the foreground).
+  banner.querySelector(".app").textContent = note.sound ? "Soar · now · 🔔 " + (typeof note.sound === "string" ? note.sound : "sound") : "Soar · now";
   banner.hidden = false;
   banner.onclick = () => open(inbox[0]);
   banner.onkeydown = (event) => { if (event.key === "Enter" || event.key === " ") open(inbox[0]); };

@@ -11,6 +11,8 @@ struct ConsoleAPI: Sendable {
     let store: any Store
     let push: PushService
     let sessions: ConsoleSessions
+    /// The APNs emulator's control plane, when one runs in this process.
+    let emulator: (@Sendable (String, String, Data) -> (status: Int, body: Data))?
     let now: @Sendable () -> Date
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -39,6 +41,13 @@ struct ConsoleAPI: Sendable {
             case ("GET", "/tables"): return .json(200, tables())
             case ("GET", "/mailbox"): return .json(200, try mailbox())
             case ("GET", "/storage"): return .json(200, try storage(nil, prefix: ""))
+            case (_, "/emulator/deliveries"), (_, "/emulator/stats"), (_, "/emulator/faults"):
+                // Read it, or (with the CSRF token, checked above) clear the deliveries and set or clear faults.
+                guard let emulator else {
+                    throw ConsoleError(503, "no_emulator", "No APNs emulator runs in this server: soar serve --with-emulator")
+                }
+                let answer = emulator(request.method, String(path.dropFirst("/emulator".count)), request.body)
+                return HTTPResponse(status: answer.status, headers: [("content-type", "application/json")], body: answer.body)
             default:
                 if request.method == "GET", path.hasPrefix("/sends/") { return .json(200, try pushed { () throws(PushError) in try push.sendStatus(id: String(path.dropFirst("/sends/".count))) }) }
                 if path.hasPrefix("/users/") { return .json(200, try user(request.method, String(path.dropFirst("/users/".count)))) }

@@ -20,9 +20,10 @@ final class ConsoleServer: Sendable {
 
     init(
         host: String, port: UInt16, hostForURL: String, tls: HTTPServer.TLS?, store: any Store, push: PushService, hasher: any PasswordHashing,
-        device: ConsoleDevice, now: @escaping @Sendable () -> Date
+        device: ConsoleDevice, emulator: (@Sendable (String, String, Data) -> (status: Int, body: Data))?, now: @escaping @Sendable () -> Date
     ) throws(HTTPServerError) {
-        let api = ConsoleAPI(store: store, push: push, sessions: ConsoleSessions(store: store, hasher: hasher, secure: tls != nil, now: now), now: now)
+        let api = ConsoleAPI(
+            store: store, push: push, sessions: ConsoleSessions(store: store, hasher: hasher, secure: tls != nil, now: now), emulator: emulator, now: now)
         let policy = Self.policy(apiOrigin: device.apiURL)
         http = try HTTPServer(host: host, port: port, tls: tls) { request, _ in
             var response = Self.answer(request, api: api, device: device)
