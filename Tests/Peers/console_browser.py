@@ -76,6 +76,8 @@ try:
     testid("compose-title").send_keys("New drop")
     testid("compose-body").send_keys("From a brand you follow")
     testid("compose-link").send_keys("soar:///brands/acme")
+    wait.until(lambda b: "a tap opens brandHub" in b.find_element(By.ID, "compose-size").text)
+    expect("valid:" in browser.find_element(By.ID, "compose-size").text, "the payload is checked as it is typed")
     testid("compose-send").click()
     wait.until(lambda b: "1 delivered" in testid("send-status").text)
     shot("delivered")

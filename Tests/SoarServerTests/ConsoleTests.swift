@@ -55,6 +55,11 @@ import Testing
         let users = try await Self.console(fixture, "GET", "/console/api/users?q=app-user", cookie: cookie)
         #expect(users.rows.map { $0["email"] } == ["app-user@example.com"], "\(users.text)")
 
+        let valid = try await Self.console(fixture, "POST", "/console/api/validate", cookie: cookie, csrf: csrf, body: #"{"aps":{"alert":{"body":"Hi"}},"deeplink":"soar:///brands/7"}"#)
+        #expect(valid.object["valid"] == true && valid.object["route"]?.stringValue?.hasPrefix("brandHub") == true, "\(valid.text)")
+        let tooLarge = try await Self.console(
+            fixture, "POST", "/console/api/validate", cookie: cookie, csrf: csrf, body: #"{"aps":{"alert":{"body":"\#(String(repeating: "x", count: 5000))"}}}"#)
+        #expect(tooLarge.object["valid"] == false && tooLarge.object["error"]?.stringValue?.contains("4096") == true, "\(tooLarge.text)")
         let withoutToken = try await Self.console(fixture, "POST", "/console/api/compose", cookie: cookie, body: #"{"audience":"all","body":"x"}"#)
         #expect(withoutToken.status == 403 && withoutToken.object["error"] == "csrf", "\(withoutToken.text)")
         let wrongToken = try await Self.console(fixture, "DELETE", "/console/api/session", cookie: cookie, csrf: "not-it")

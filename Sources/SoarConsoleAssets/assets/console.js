@@ -212,8 +212,14 @@ async function compose(main) {
     preview.querySelector(".body").textContent = value("compose-body");
     const payload = { aps: { alert: { title: value("compose-title"), body: value("compose-body") }, sound: "default", "mutable-content": value("compose-image") ? 1 : undefined },
       deeplink: value("compose-link") || undefined, image_url: value("compose-image") || undefined };
-    const bytes = new TextEncoder().encode(JSON.stringify(payload)).length;
-    form.querySelector("#compose-size").textContent = `${bytes} of 4096 bytes`;
+    // Checked by the server as `soar payload validate` checks it, a moment after the last key.
+    clearTimeout(update.timer);
+    update.timer = setTimeout(async () => {
+      const check = await api("POST", "/validate", payload).catch((error) => ({ valid: false, error: error.message }));
+      form.querySelector("#compose-size").textContent = check.valid
+        ? `valid: ${check.size} of ${check.limit} bytes` + (check.route ? ` · a tap opens ${check.route}` : "")
+        : `not valid: ${check.error}`;
+    }, 250);
   };
   form.addEventListener("input", update);
   form.addEventListener("submit", async (event) => {

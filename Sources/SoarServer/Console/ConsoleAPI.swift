@@ -38,6 +38,7 @@ struct ConsoleAPI: Sendable {
             case ("GET", "/devices"): return .json(200, try devices(matching: request.queryValue("q")))
             case ("GET", "/sends"): return .json(200, try pushed { () throws(PushError) in try push.sends(limit: 100) })
             case ("POST", "/compose"): return .json(202, try compose(request))
+            case ("POST", "/validate"): return .json(200, validate(request.body))
             case ("GET", "/tables"): return .json(200, tables())
             case ("GET", "/mailbox"): return .json(200, try mailbox())
             case ("GET", "/storage"): return .json(200, try storage(nil, prefix: ""))
@@ -166,6 +167,25 @@ struct ConsoleAPI: Sendable {
         if let image = fields["image"]?.stringValue, !image.isEmpty { body["image_url"] = .string(image) }
         body["payload"] = .object(payload)
         return try pushed { () throws(PushError) in try push.sendPush(body: .object(body)) }
+    }
+
+    /// A payload checked as `soar payload validate` checks it (an alert's): valid or why not, its
+    /// size against the limit, and where a tap goes by the seed app's routes.
+    func validate(_ body: Data) -> JSONValue {
+        guard let object = (try? JSONValue.read(body))?.objectValue else { return ["valid": false, "error": "The payload is not a JSON object"] }
+        let payload: Payload
+        do { payload = try Payload(object: object) } catch { return ["valid": false, "error": .string(error.description)] }
+        var answer: [String: JSONValue] = ["size": .int(payload.size), "limit": .int(PushType.alert.payloadLimit)]
+        do {
+            _ = try payload.checkedData(for: .alert)
+            answer["valid"] = true
+        } catch {
+            answer["valid"] = false
+            answer["error"] = .string(error.description)
+        }
+        let routes = RouteTable.seedApp
+        if let route = routes.route(for: payload) { answer["route"] = .string("\(route.name) \(routes.path(for: route) ?? "/")") }
+        return .object(answer)
     }
 
     func stored<T>(_ work: () throws(StoreError) -> T) throws(ConsoleError) -> T {
