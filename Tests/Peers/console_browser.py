@@ -9,6 +9,7 @@ import sys
 
 from peer import expect
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -21,7 +22,8 @@ options = webdriver.ChromeOptions()
 for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"]:
     options.add_argument(flag)
 browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-wait = WebDriverWait(browser, 20)
+# The Sends page redraws every second: an element found may be replaced before it is read.
+wait = WebDriverWait(browser, 20, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
 step = 0
 
 
@@ -33,6 +35,18 @@ def shot(name):
 
 def testid(name):
     return wait.until(shown.visibility_of_element_located((By.CSS_SELECTOR, f'[data-testid="{name}"]')))
+
+
+def click(selector):
+    """Clicks the element once it is there; a page that redraws itself (Sends, every second) may
+    replace it between the look and the click, so it looks again."""
+    def attempt(b):
+        try:
+            b.find_element(By.CSS_SELECTOR, selector).click()
+            return True
+        except Exception:
+            return False
+    wait.until(attempt)
 
 
 try:
@@ -102,6 +116,7 @@ try:
     page = lambda b: b.find_element(By.ID, "page").text
     testid("nav-users").click()
     wait.until(lambda b: user in page(b))
+    wait.until(lambda b: b.find_elements(By.XPATH, f'//button[text()="{user}"]'))
     browser.find_element(By.XPATH, f'//button[text()="{user}"]').click()
     wait.until(lambda b: "Sign out everywhere" in page(b) and token[:16] in page(b))
     shot("user")
@@ -117,7 +132,7 @@ try:
     wait.until(lambda b: "Deliveries" in page(b) and "New drop" in page(b))
     shot("emulator")
     testid("nav-sends").click()
-    browser.find_element(By.CSS_SELECTOR, '[data-testid="send-row"] button').click()
+    click('[data-testid="send-row"] button')
     wait.until(lambda b: "Failures by Apple's reason" in page(b) and "delivered" in page(b))
     shot("send-detail")
 
