@@ -38,6 +38,9 @@ public final class Server: Sendable {
         public var webhookTimeout = Duration.seconds(10)
         /// The console's own port (`--console-port`; 0 picks a free one); nil: no console.
         public var consolePort: UInt16?
+        /// Where the console listens (`--console-host`): this machine only unless asked, whatever
+        /// the API's host, since its sign-in is only as private as the network it crosses.
+        public var consoleHost = "127.0.0.1"
         /// What the APNs emulator recorded for a token, for the console's simulated device; nil
         /// without an emulator in reach (`soar serve --with-emulator` gives its own).
         public var emulatorDeliveries: (@Sendable (String) -> [EmulatedDelivery])?
@@ -192,8 +195,10 @@ public final class Server: Sendable {
                 let device = ConsoleDevice(
                     store: store, auth: auth, apiURL: "\(scheme)://\(hostForURL):\(http.port)", anonKey: keys.anonKey, routes: configuration.routes,
                     deliveries: configuration.emulatorDeliveries)
+                let consoleReachable = ["0.0.0.0", "::"].contains(configuration.consoleHost)
+                    ? LANAddress.first() ?? configuration.consoleHost : configuration.consoleHost
                 console = try ConsoleServer(
-                    host: configuration.host, port: consolePort, hostForURL: hostForURL, tls: configuration.tls, store: store, push: self.push,
+                    host: configuration.consoleHost, port: consolePort, hostForURL: consoleReachable.contains(":") ? "[\(consoleReachable)]" : consoleReachable, tls: configuration.tls, store: store, push: self.push,
                     hasher: configuration.passwordHasher, device: device, emulator: configuration.emulatorControl, now: now)
             } catch {
                 storageSweeper?.cancel()

@@ -69,6 +69,42 @@ import Testing
         #expect(try await Self.console(fixture, "GET", "/console/api/overview", cookie: cookie).status == 401, "signed out is out")
     }
 
+    @Test func signInsComeOnlyFromTheConsolesOwnPage() async throws {
+        let fixture = try Self.fixture()
+        let body = #"{"email":"admin@example.com","password":"\#(Self.password)"}"#
+        let plain = try await Self.console(fixture, "POST", "/console/api/session", headers: ["content-type": "text/plain"], body: body)
+        #expect(plain.status == 415, "a body another site could send without asking: \(plain.text)")
+        let elsewhere = try await Self.console(fixture, "POST", "/console/api/session", headers: ["origin": "https://evil.example"], body: body)
+        #expect(elsewhere.status == 403, "\(elsewhere.text)")
+        #expect(try await Self.console(fixture, "POST", "/console/api/session", body: body).status == 200)
+    }
+
+    /// The simulated device reads only its own token's notifications: naming someone else's token
+    /// in a row of one's own gets nothing, and a signed-out session gets nothing.
+    @Test func aDeviceReadsOnlyItsOwnTokensNotifications() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try ServerFixture(
+            configure: { configuration in
+                configuration.consolePort = 0
+                configuration.emulatorDeliveries = { token in
+                    emulator.emulator.state.deliveries.filter { $0.token == token }.map { EmulatedDelivery(apnsID: $0.apnsID, payload: $0.payload, time: $0.time) }
+                }
+            }, push: try emulator.pushSettings())
+        let token = String(repeating: "d1", count: 32)
+        let owner = try await fixture.signUp("owner@example.com")
+        #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: owner.token, body: #"{"token":"\#(token)","platform":"ios"}"#).status == 201)
+        _ = try await fixture.finishedSend(try #require(try await fixture.sendPush(#"{"user_ids":["\#(owner.id)"],"title":"Private","body":"Only mine"}"#).object["send_id"]?.stringValue))
+        let path = "/console/device/api/deliveries?token=\(token)&after=0"
+        let mine = try await Self.console(fixture, "GET", path, headers: ["authorization": "Bearer \(owner.token)"])
+        #expect(mine.status == 200 && mine.object["notifications"]?.arrayValue?.count == 1, "\(mine.text)")
+        let thief = try await fixture.signUp("thief@example.com")
+        _ = try await fixture.call("POST", "/rest/v1/device_tokens", bearer: thief.token, body: #"{"token":"\#(token)","platform":"ios"}"#)
+        let stolen = try await Self.console(fixture, "GET", path, headers: ["authorization": "Bearer \(thief.token)"])
+        #expect(stolen.status == 403 || stolen.object["notifications"] == [], "another's notifications: \(stolen.text)")
+        _ = try await fixture.call("POST", "/auth/v1/logout", bearer: thief.token)
+        #expect(try await Self.console(fixture, "GET", path, headers: ["authorization": "Bearer \(thief.token)"]).status == 401)
+    }
+
     @Test func anotherServersCookieIsRefused() async throws {
         let first = try Self.fixture()
         let second = try Self.fixture()

@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 import SoarAuth
 import SoarStore
 
@@ -38,8 +42,7 @@ struct AdminAddCommand: Command {
     }
 
     func run(_ console: Console) async throws(CommandError) {
-        let input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        let password = input.hasSuffix("\n") ? String(input.dropLast()) : input
+        let password = Self.readPassword()
         guard password.count >= 8 else { throw .usage("the password must have 8 characters at least") }
         let hash: String
         do { hash = try PasswordHasher().hash(password) } catch { throw .configuration(error.message) }
@@ -53,6 +56,31 @@ struct AdminAddCommand: Command {
         } catch {
             throw .configuration(error.message)
         }
+    }
+}
+
+extension AdminAddCommand {
+    /// The password from standard input, its line end dropped; from a terminal, asked for without
+    /// echo.
+    static func readPassword() -> String {
+        var saved = termios()
+        let terminal = isatty(0) == 1 && tcgetattr(0, &saved) == 0
+        if terminal {
+            FileHandle.standardError.write(Data("Password: ".utf8))
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(0, TCSANOW, &quiet)
+        }
+        defer {
+            if terminal {
+                tcsetattr(0, TCSANOW, &saved)
+                FileHandle.standardError.write(Data("\n".utf8))
+            }
+        }
+        let input = terminal ? (readLine(strippingNewline: true) ?? "") : String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        var password = Substring(input)
+        while let last = password.last, last == "\n" || last == "\r" { password = password.dropLast() }
+        return String(password)
     }
 }
 

@@ -23,6 +23,7 @@ struct ServeCommand: Command {
         MigrationsChoice.option,
         Option("--storage-dir", value: "DIR", help: "Where Storage keeps objects' bytes (default ./storage beside the SQLite file, or ./storage)."),
         Option("--console-port", value: "N|off", help: "The console's port (default the API's port + 2: 54323; a free one with --port 0; off: none)."),
+        Option("--console-host", value: "IP", help: "Where the console listens (default 127.0.0.1, whatever --host; give another only with --tls-cert or on a private network)."),
         Option("--threads", value: "N", help: "HTTP worker threads (default 4)."),
         Option("--max-body", value: "BYTES", help: "Largest request body accepted (default 1048576)."),
         Option("--max-connections-per-ip", value: "N", help: "Open connections one client address may hold (default 256; 0: no limit, behind a proxy)."),
@@ -104,6 +105,7 @@ struct ServeCommand: Command {
             guard let port = UInt16(text) else { throw .configuration("SOAR_PORT must be a port number, not \"\(text)\"") }
             configuration.port = port
         }
+        configuration.consoleHost = arguments.value("--console-host") ?? "127.0.0.1"
         if arguments.value("--console-port") == "off" {
             configuration.consolePort = nil
         } else if let port = try arguments.port("--console-port") {

@@ -66,6 +66,14 @@ struct ConsoleAPI: Sendable {
     }
 
     private func signIn(_ request: HTTPRequest) throws(ConsoleError) -> HTTPResponse {
+        // Only the console's own page signs in: JSON (a form or plain text from another site would
+        // need no preflight) and, when the browser says where from, from the console's origin.
+        guard (request.headers["content-type"] ?? "").lowercased().hasPrefix("application/json") else {
+            throw ConsoleError(415, "invalid_request", "Sign in with a JSON body")
+        }
+        if let origin = request.headers["origin"], let host = request.headers["host"], !origin.hasSuffix("//" + host) {
+            throw ConsoleError(403, "cross_origin", "Sign-ins come from the console's own page")
+        }
         guard let body = try? JSONValue.read(request.body), let email = body.objectValue?["email"]?.stringValue,
             let password = body.objectValue?["password"]?.stringValue
         else { throw ConsoleError(400, "invalid_request", "Send {\"email\": …, \"password\": …}") }

@@ -50,27 +50,42 @@ struct ConsoleDevice: Sendable {
         let token = (request.queryValue("token") ?? "").lowercased()
         let after = max(0, Int(request.queryValue("after") ?? "") ?? 0)
         let bearer = (request.headers["authorization"] ?? "").split(separator: " ").last.map(String.init) ?? ""
-        guard let verified = try? auth.tokens.verify(bearer, now: auth.now()), let user = verified.access.userID else {
+        guard let verified = try? auth.tokens.verify(bearer, now: auth.now()), let user = verified.access.userID,
+            verified.sessionID.map({ (try? auth.sessionLive($0)) == true }) ?? true
+        else {
             return .json(401, ["error": "not_signed_in", "message": "Sign the device in first"])
         }
-        guard owns(token, user: user, access: verified.access) else {
-            return .json(403, ["error": "not_your_device", "message": "That token is not a device of the signed-in user"])
+        guard owns(token, user: user) else {
+            return .json(403, ["error": "not_your_device", "message": "That token is not a device of the signed-in user alone"])
         }
-        let list = deliveries(token)
+        // Only the user's own notifications: those whose inbox row the user may read (an earlier
+        // holder's, sent to this token before, stay theirs).
+        let list = own(deliveries(token), access: verified.access)
         let fresh = list.count > after ? Array(list[after...]) : []
         return .json(200, ["count": .int(list.count), "notifications": .array(fresh.map(describe))])
     }
 
-    /// Whether `device_tokens` holds `token` for `user`, read as that user (the policies decide).
-    private func owns(_ token: String, user: String, access: Access) -> Bool {
-        guard !token.isEmpty, let table = store.tables["device_tokens"] else { return false }
+    /// Whether `token` is `user`'s alone: every row of `device_tokens` naming it, read as the
+    /// service role, is theirs (anyone may write a row naming any token).
+    private func owns(_ token: String, user: String) -> Bool {
+        guard !token.isEmpty, let table = store.tables["device_tokens"], table.column("user_id") != nil else { return false }
         var query = RowQuery()
-        query.condition = .all([
-            .compare(column: "token", op: .eq, operand: .value(.text(token))), .compare(column: "user_id", op: .eq, operand: .value(.text(user))),
-        ])
-        query.outputs = [RowQuery.Output(column: "token", key: "token")]
-        query.limit = 1
-        return ((try? store.select(table, query, as: access, counting: false).rows) ?? []).isEmpty == false
+        query.condition = .compare(column: "token", op: .eq, operand: .value(.text(token)))
+        query.outputs = [RowQuery.Output(column: "user_id", key: "user_id")]
+        guard let rows = try? store.select(table, query, as: .service, counting: false).rows, !rows.isEmpty else { return false }
+        return rows.allSatisfy { row in row.first.flatMap { table.column("user_id")?.json($0).stringValue } == user }
+    }
+
+    /// The deliveries whose inbox row (the payload's `soar_id`) `access` may read.
+    private func own(_ deliveries: [EmulatedDelivery], access: Access) -> [EmulatedDelivery] {
+        let ids = deliveries.compactMap { $0.payload.objectValue?[Payload.inboxIDKey]?.stringValue }
+        guard !ids.isEmpty, let table = store.tables["notifications"] else { return [] }
+        var query = RowQuery()
+        query.condition = .compare(column: "id", op: .in, operand: .list(ids.map(SQLValue.text)))
+        query.outputs = [RowQuery.Output(column: "id", key: "id")]
+        let rows = (try? store.select(table, query, as: access, counting: false).rows) ?? []
+        let readable = Set(rows.compactMap { row in row.first.flatMap { table.column("id")?.json($0).stringValue } })
+        return deliveries.filter { $0.payload.objectValue?[Payload.inboxIDKey]?.stringValue.map(readable.contains) ?? false }
     }
 
     /// A delivery as the tab shows it: the alert, the badge, the inbox id and the route.

@@ -10,8 +10,10 @@ import SoarStore
 final class ConsoleSessions: Sendable {
     static let cookie = "soar_console"
     static let lifetime: TimeInterval = 12 * 3600
-    /// Failed sign-ins an email, or an address, may make in ``failureWindow``.
+    /// Failed sign-ins one email may have from one address, and one address for any emails, in
+    /// ``failureWindow``: an address cannot lock an administrator out from everywhere.
     static let failuresAllowed = 5
+    static let failuresPerAddress = 20
     static let failureWindow: TimeInterval = 900
 
     private let store: any AdminStore
@@ -36,10 +38,10 @@ final class ConsoleSessions: Sendable {
     /// Signs in; returns the session and the `Set-Cookie` value.
     func signIn(email: String, password: String, from address: String) throws(ConsoleError) -> (session: Session, cookie: String) {
         let email = email.trimmingCharacters(in: .whitespaces).lowercased()
-        let keys = ["email:" + email, "address:" + address]
+        let keys = [("pair:" + email + "|" + address, Self.failuresAllowed), ("address:" + address, Self.failuresPerAddress)]
         let time = now()
         let limited = failures.withLock { failures in
-            keys.contains { key in (failures[key] ?? []).filter { time.timeIntervalSince($0) < Self.failureWindow }.count >= Self.failuresAllowed }
+            keys.contains { key, limit in (failures[key] ?? []).filter { time.timeIntervalSince($0) < Self.failureWindow }.count >= limit }
         }
         guard !limited else { throw ConsoleError(429, "too_many_attempts", "Too many failed sign-ins: wait a quarter of an hour") }
         let found: (admin: ConsoleAdmin, passwordHash: String)?
@@ -48,7 +50,12 @@ final class ConsoleSessions: Sendable {
         let verified = found.map { hasher.verify(password, against: $0.passwordHash) } ?? { _ = try? hasher.hash(password); return false }()
         guard let admin = found?.admin, verified else {
             failures.withLock { failures in
-                for key in keys { failures[key, default: []] = (failures[key] ?? []).filter { time.timeIntervalSince($0) < Self.failureWindow } + [time] }
+                // Old failures go, so the map holds only the last quarter hour's.
+                failures = failures.compactMapValues { dates in
+                    let recent = dates.filter { time.timeIntervalSince($0) < Self.failureWindow }
+                    return recent.isEmpty ? nil : recent
+                }
+                for (key, _) in keys { failures[key, default: []].append(time) }
             }
             throw ConsoleError(400, "invalid_credentials", "Invalid email or password")
         }
