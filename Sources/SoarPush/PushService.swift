@@ -132,51 +132,6 @@ public final class PushService: Sendable {
         }
     }
 
-    /// Scheduled sends not yet sent, by due time.
-    public func schedules() throws(PushError) -> JSONValue {
-        // The first 1,000 by due time, without their bodies (GET /schedules/<id> has each one's).
-        do {
-            return .array(try jobs.schedules(all: false).prefix(1000).map { schedule in
-                var entry = Self.json(schedule).objectValue ?? [:]
-                entry["request"] = nil
-                return .object(entry)
-            })
-        } catch {
-            throw PushError(503, "store_unavailable", error.message)
-        }
-    }
-
-    /// One scheduled send, whatever its state.
-    public func scheduleStatus(id: String) throws(PushError) -> JSONValue {
-        let schedule: PushSchedule?
-        do { schedule = try jobs.schedule(id: id) } catch { throw PushError(503, "store_unavailable", error.message) }
-        guard let schedule else { throw PushError(404, "not_found", "no scheduled send has the id \(id)") }
-        return Self.json(schedule)
-    }
-
-    /// Cancels a scheduled send before it runs.
-    ///
-    /// - Throws: ``PushError`` 404 for an unknown id, 409 once it started or was cancelled.
-    public func cancelSchedule(id: String) throws(PushError) -> JSONValue {
-        let schedule = try scheduleStatus(id: id)
-        let cancelled: Bool
-        do { cancelled = try jobs.cancelSchedule(id: id) } catch { throw PushError(503, "store_unavailable", error.message) }
-        guard cancelled else {
-            throw PushError(409, "not_cancellable", "the scheduled send is \(schedule.objectValue?["status"]?.stringValue ?? "gone"): only a scheduled one can be cancelled")
-        }
-        return ["schedule_id": .string(id), "status": "cancelled"]
-    }
-
-    private static func json(_ schedule: PushSchedule) -> JSONValue {
-        [
-            "schedule_id": .string(schedule.id), "send_at": .string(Timestamp.parse(schedule.dueAt).map(Timestamp.format) ?? schedule.dueAt),
-            "status": .string(schedule.status), "created_at": .string(schedule.createdAt),
-            // Once sent, the send of the same id holds its statistics.
-            "send": schedule.status == "sent" ? .string("/functions/v1/sends/\(schedule.id)") : .null,
-            "request": (try? JSONValue.read(Data(schedule.request.utf8))) ?? .null,
-        ]
-    }
-
     /// One line for the start-up banner: where notifications go, or what is missing. No secrets.
     public var summary: String {
         switch settings {
@@ -497,40 +452,6 @@ public final class PushService: Sendable {
     private static func excluding(_ users: some Collection<String>) -> RowQuery.Condition? {
         guard !users.isEmpty else { return nil }
         return .any([.not(.compare(column: "user_id", op: .in, operand: .list(users.sorted().map(SQLValue.text)))), .compare(column: "user_id", op: .is, operand: .null)])
-    }
-
-    /// A send's progress: counts by outcome and reason, rows removed.
-    ///
-    /// - Throws: ``PushError`` 404 for an unknown id.
-    public func sendStatus(id: String) throws(PushError) -> JSONValue {
-        let summary: PushSendSummary?
-        do { summary = try jobs.sendSummary(id: id) } catch { throw PushError(503, "store_unavailable", error.message) }
-        guard let summary else { throw PushError(404, "not_found", "no send has the id \(id)") }
-        return json(summary)
-    }
-
-    /// The newest sends (at most `limit`), newest first, each as ``sendStatus(id:)`` gives it.
-    public func sends(limit: Int = 100) throws(PushError) -> JSONValue {
-        do throws(StoreError) {
-            var sends: [JSONValue] = []
-            for id in try jobs.recentSendIDs(limit: min(max(limit, 1), 1000)) {
-                if let summary = try jobs.sendSummary(id: id) { sends.append(json(summary)) }
-            }
-            return .array(sends)
-        } catch {
-            throw PushError(503, "store_unavailable", error.message)
-        }
-    }
-
-    private func json(_ summary: PushSendSummary) -> JSONValue {
-        let webhookCounts = (try? webhookStore.webhookCounts(send: summary.id)) ?? [:]
-        return .object([
-            "send_id": .string(summary.id), "created_at": .string(summary.createdAt), "finished_at": summary.finishedAt.map { .string($0) } ?? .null,
-            "total": .int(summary.total), "pending": .int(summary.pending), "delivered": .int(summary.delivered), "failed": .int(summary.failed),
-            "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }), "opens": .int(summary.opens), "redelivered": .int(summary.redelivered),
-            "suppressed": .object(Dictionary(uniqueKeysWithValues: ["opted_out", "quiet_hours", "frequency_cap"].map { ($0, JSONValue.int(summary.suppressed[$0] ?? 0)) })),
-            "webhooks": .object(Dictionary(uniqueKeysWithValues: ["pending", "delivered", "failed"].map { ($0, JSONValue.int(webhookCounts[$0] ?? 0)) })),
-        ])
     }
 
     /// Push's lines for `/metrics`.

@@ -1,35 +1,18 @@
 """Supabase Storage through PyPI's supabase client (storage3): the starter's avatars bucket and its
 policies, public and private buckets, signed URLs, HTTP's ranges and caching, and bad input."""
 import sys
-import uuid
 
 import httpx
 from peer import expect
-from storage3.exceptions import StorageApiError
+from storage_peer import refused, user as new_user
 from supabase import create_client
 
 url, anon, service = sys.argv[1], sys.argv[2], sys.argv[3]
 admin = create_client(url, service)
 keyed = {"apikey": service, "Authorization": f"Bearer {service}"}
 
-
-def user():
-    client = create_client(url, anon)
-    signed = client.auth.sign_up({"email": f"u{uuid.uuid4().hex[:8]}@example.com", "password": "correct-horse-battery"})
-    return client, signed.user.id
-
-
-def refused(what, call, status, code):
-    try:
-        call()
-    except StorageApiError as error:
-        expect(str(error.status) == status and error.code == code, f"{what}: {error.status} {error.code} {error.message}")
-        return error
-    expect(False, f"{what}: not refused")
-
-
-alice, alice_id = user()
-bob, bob_id = user()
+alice, alice_id = new_user(url, anon)
+bob, bob_id = new_user(url, anon)
 
 # The starter's avatars bucket: public reads, writes only under one's own folder.
 expect([b.id for b in admin.storage.list_buckets()] == ["avatars"], "the starter makes one bucket")

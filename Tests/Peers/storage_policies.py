@@ -4,35 +4,18 @@ and changed, listing's sort, search, limit and offset, If-Modified-Since, a bare
 tokens that are not the server's."""
 import email.utils
 import sys
-import uuid
 
 import httpx
 from peer import expect
-from storage3.exceptions import StorageApiError
+from storage_peer import refused, user as new_user
 from supabase import create_client
 
 url, anon, service = sys.argv[1], sys.argv[2], sys.argv[3]
 admin = create_client(url, service)
 keyed = {"apikey": service, "Authorization": f"Bearer {service}"}
 
-
-def user():
-    client = create_client(url, anon)
-    signed = client.auth.sign_up({"email": f"u{uuid.uuid4().hex[:8]}@example.com", "password": "correct-horse-battery"})
-    return client, signed.user.id
-
-
-def refused(what, call, status, code):
-    try:
-        call()
-    except StorageApiError as error:
-        expect(str(error.status) == status and error.code == code, f"{what}: {error.status} {error.code} {error.message}")
-        return
-    expect(False, f"{what}: not refused")
-
-
-alice, alice_id = user()
-bob, bob_id = user()
+alice, alice_id = new_user(url, anon)
+bob, bob_id = new_user(url, anon)
 pdf = {"content-type": "application/pdf"}
 
 # The migration's policies: PDFs only, each user under their folder; a README.pdf anyone signed in reads.

@@ -233,13 +233,6 @@ extension Array {
     }
 }
 
-extension Duration {
-    var milliseconds: UInt64 {
-        let (seconds, attoseconds) = components
-        return UInt64(max(0, seconds)) * 1000 + UInt64(max(0, attoseconds)) / 1_000_000_000_000_000
-    }
-}
-
 extension CertificateCredentials {
     var identity: TLSClientContext.Identity {
         switch format {

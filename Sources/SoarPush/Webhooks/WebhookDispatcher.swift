@@ -73,7 +73,7 @@ final class WebhookDispatcher: Sendable {
             let messages = (try? store.claimWebhookMessages(
                 owner: owner, now: Timestamp.postgres(time), leaseUntil: Timestamp.postgres(time + lease), limit: settings.batch)) ?? []
             guard !messages.isEmpty else {
-                _ = wakeup.wait(timeout: .now() + .milliseconds(Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)))
+                _ = wakeup.wait(timeout: .now() + .milliseconds(Int(wait.milliseconds)))
                 wait = min(wait * 2, settings.longestPoll)
                 continue
             }

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import SoarCore
 
 #if canImport(Glibc)
     import Glibc
@@ -100,7 +101,7 @@ final class WebhookPoster: @unchecked Sendable {
         }
         set(CCurl_set_pointer(easy, CURLOPT_HTTPHEADER, headers.map { UnsafeMutableRawPointer($0) }))
         set(CCurl_set_pointer(easy, CURLOPT_WRITEDATA, discard.map { UnsafeMutableRawPointer($0) }))
-        set(CCurl_set_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)))
+        set(CCurl_set_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout.milliseconds)))
         set(CCurl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, 5000))
         set(CCurl_set_long(easy, CURLOPT_NOSIGNAL, 1))
         set(CCurl_set_long(easy, CURLOPT_FOLLOWLOCATION, 0))
