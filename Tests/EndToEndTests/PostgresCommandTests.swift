@@ -51,7 +51,7 @@ import Testing
         let bases = try servers.map { try #require($0.readLine(timeout: 30)?.replacingOccurrences(of: "API URL: ", with: ""), "\($0.standardError)") }
         let anon = try #require(servers[0].readLine()?.replacingOccurrences(of: "anon key: ", with: ""))
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/realtime_changes.py").standardized.path
-        let run = try ProcessRunner.run("python3", [script, bases[0], anon, bases[1]], timeout: 90)
+        let run = try ProcessRunner.run("python3", [script, bases[0], anon, bases[1], database], timeout: 90)
         #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
         for server in servers { #expect(server.stop() == 0) }
     }

@@ -4,12 +4,14 @@ own changes arrive, another user's never do (only a deleted row's key), filters 
 outside the publication or one that does not exist is refused out loud, and a bad new token
 closes the channel.
 
-Usage: realtime_changes.py URL ANON_KEY [DATA_URL]
+Usage: realtime_changes.py URL ANON_KEY [DATA_URL DATABASE_URL]
 With DATA_URL (another process on the same Postgres database), sign-ups and writes go there while
-the subscriptions stay on URL.
+the subscriptions stay on URL. With DATABASE_URL, a transaction held open in psql commits after a
+later one: its change still arrives.
 Prints "ok" when every step behaves as Supabase Realtime; otherwise the failed step, and exits 1.
 """
 import asyncio
+import subprocess
 import sys
 import uuid
 
@@ -20,6 +22,7 @@ from peer import expect, until
 
 url, anon = sys.argv[1], sys.argv[2]
 data_url = sys.argv[3] if len(sys.argv) > 3 else url
+database_url = sys.argv[4] if len(sys.argv) > 4 else None
 
 
 def user():
@@ -81,12 +84,30 @@ async def main():
         expect(states[-1][0] == RealtimeSubscribeStates.CHANNEL_ERROR and reason in str(states[-1][1]), f"{binding}: {states}")
         await socket.close()
 
+    if database_url:
+        await late_commit(ada, ada_changes)
+
     # A bad new token closes the channel.
     await bob_socket.set_auth("not.a.token")
     await until(lambda: bob_channel.is_closed or bob_channel.is_errored, "a bad token closes the channel")
     await ada_socket.close()
     await bob_socket.close()
     print("ok")
+
+
+async def late_commit(ada, changes):
+    """A transaction takes its change's id first and commits last: the change still arrives."""
+    ada_id = ada.auth.get_user().user.id
+    held = subprocess.Popen(["psql", database_url, "-q", "-v", "ON_ERROR_STOP=1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    held.stdin.write(f"BEGIN;\nINSERT INTO todos (user_id, title) VALUES ('{ada_id}', 'held back');\n\\echo inserted\n")
+    held.stdin.flush()
+    expect(held.stdout.readline().strip() == "inserted", "psql inserted in its open transaction")
+    ada.table("todos").insert({"title": "committed first"}).execute()
+    await until(lambda: any(c.get("record", {}).get("title") == "committed first" for c in changes), "the later insert arrives")
+    held.stdin.write("COMMIT;\n")
+    held.stdin.close()
+    expect(held.wait(timeout=10) == 0, "psql committed")
+    await until(lambda: any(c.get("record", {}).get("title") == "held back" for c in changes), "the change committed last arrives too")
 
 
 asyncio.run(main())

@@ -84,18 +84,51 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             guard !subscriptions.isEmpty else {
                 // Nobody follows: the store is left alone, and reading starts from then when someone does.
                 last = -1
+                gaps = [:]
                 return
             }
             if last < 0 { last = try startAt.withLock({ $0 }) ?? store.lastChangeID() }
             startAt.withLock { $0 = nil }
-            let batch = try store.changes(after: last, limit: 500)
-            guard let newest = batch.last?.id else { return }
-            last = newest
+            let batch = try store.changes(after: last, missing: gaps.keys.sorted(), limit: 500)
+            let now = Date()
+            gaps = gaps.filter { now.timeIntervalSince($0.value) < Self.gapPatience }
+            guard !batch.isEmpty else { return }
+            // Every delivery is worked out before any is sent: a read the store fails leaves the
+            // whole batch to the next turn, so that nothing is lost and nothing comes twice.
             var reads = BatchReads(changes: batch)
-            for subscription in subscriptions { deliver(batch, to: subscription, reads: &reads) }
+            var deliveries: [(JSONValue, SubscriptionKey)] = []
+            for subscription in subscriptions { deliveries += self.deliveries(batch, to: subscription, reads: &reads) }
+            guard !reads.failed else { return }
+            advance(past: batch, now: now)
+            for (payload, key) in deliveries { realtime.deliver(payload, to: key) }
         } catch {
             // The store is unavailable: the next turn tries again from the same change.
         }
+    }
+
+    /// Ids the log skipped, by when they were first missed: on Postgres a transaction takes its id
+    /// when it writes and may commit after a later one was read. Read again until they appear.
+    private var gaps: [Int64: Date] = [:]
+    /// How long a skipped id is waited for (a statement's own limit is 30 s); a rolled-back
+    /// transaction's ids never appear.
+    static let gapPatience: TimeInterval = 35
+    /// The most skipped ids kept (a sequence that jumped, after a crash, skips many at once).
+    static let maxGaps = 1000
+
+    /// Moves past `batch`: the ids it skipped become gaps, those it found are gaps no more.
+    private func advance(past batch: [RowChange], now: Date) {
+        var expected = last + 1
+        for change in batch {
+            guard change.id > last else {
+                gaps[change.id] = nil
+                continue
+            }
+            if change.id > expected, change.id - expected <= Int64(Self.maxGaps - gaps.count) {
+                for id in expected..<change.id { gaps[id] = now }
+            }
+            expected = max(expected, change.id + 1)
+        }
+        last = max(last, expected - 1)
     }
 
     /// What one batch of changes reads, once: each table's changed rows as the service role (one
@@ -104,12 +137,15 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
         let changes: [RowChange]
         var service: [String: [String: JSONValue]] = [:]
         var columns: [String: JSONValue] = [:]
+        /// A read failed for a reason of the store's (not the caller's rights).
+        var failed = false
     }
 
     /// A batch's changes for one subscription, in order: each binding's rows read once as the
     /// subscriber (one `in.(...)` query), the right to read a table checked once for deletes.
     /// Tables with a composite key are read a change at a time.
-    private func deliver(_ batch: [RowChange], to subscription: ChangeSubscription, reads: inout BatchReads) {
+    private func deliveries(_ batch: [RowChange], to subscription: ChangeSubscription, reads: inout BatchReads) -> [(JSONValue, SubscriptionKey)] {
+        var out: [(JSONValue, SubscriptionKey)] = []
         var visible: [Int: [String: JSONValue]] = [:]
         var readable: [String: Bool] = [:]
         for change in batch {
@@ -128,7 +164,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             if change.type == "DELETE" {
                 // Gone: only its key, to those who may read the table (a filter cannot be checked).
                 let allowed = readable[change.table] ?? {
-                    let allowed = read(change.table, [("select", "*"), ("limit", "0")], as: subscription.identity).status == 200
+                    let allowed = read(change.table, [("select", "*"), ("limit", "0")], as: subscription.identity, reads: &reads).status == 200
                     readable[change.table] = allowed
                     return allowed
                 }()
@@ -146,7 +182,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
                     } else {
                         var query = [("select", "*")] + change.key.map { ($0.key, "eq." + Self.text($0.value)) }
                         if let filter = binding.filterParameter { query.append(filter) }
-                        found = read(change.table, query, as: subscription.identity).rows.first
+                        found = read(change.table, query, as: subscription.identity, reads: &reads).rows.first
                     }
                     guard let found else { continue }
                     record = found
@@ -157,8 +193,9 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
                 if change.type == "UPDATE" { data["old_record"] = .object(change.key) }
             }
             guard !ids.isEmpty else { continue }
-            realtime.deliver(["ids": .array(ids), "data": .object(data)], to: subscription.key)
+            out.append((["ids": .array(ids), "data": .object(data)], subscription.key))
         }
+        return out
     }
 
     /// The batch's rows of `table` that `binding` may deliver, by key: those whose current row
@@ -168,7 +205,10 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
     ) -> [String: JSONValue] {
         if reads.service[table] == nil {
             let keys = Set(batch.filter { $0.table == table && $0.type != "DELETE" }.compactMap { $0.key[key].map(Self.text) })
-            let rows = read(table, [("select", "*"), (key, "in.(" + keys.map(Self.listed).joined(separator: ",") + ")")], as: RealtimeIdentity(role: "service_role")).rows
+            let rows = read(
+                table, [("select", "*"), (key, "in.(" + keys.map(Self.listed).joined(separator: ",") + ")")], as: RealtimeIdentity(role: "service_role"),
+                reads: &reads
+            ).rows
             reads.service[table] = Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
         }
         let current = reads.service[table] ?? [:]
@@ -178,7 +218,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
         guard !candidates.isEmpty else { return [:] }
         var query = [("select", "*"), (key, "in.(" + candidates.map(Self.listed).joined(separator: ",") + ")")]
         if let filter = binding.filterParameter { query.append(filter) }
-        let rows = read(table, query, as: identity).rows
+        let rows = read(table, query, as: identity, reads: &reads).rows
         return Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -186,6 +226,13 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
     private static func listed(_ value: String) -> String {
         guard value.contains(where: { ",()\" \\".contains($0) }) else { return value }
         return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// A batch's read: as ``read(_:_:as:)``, marking the batch failed when the store failed it.
+    private func read(_ table: String, _ query: [(String, String)], as identity: RealtimeIdentity, reads: inout BatchReads) -> (status: Int, rows: [JSONValue], message: String) {
+        let answer = read(table, query, as: identity)
+        if answer.status >= 500 { reads.failed = true }
+        return answer
     }
 
     /// A data API read of `table` as `identity`: the status, the rows, and the error's message.

@@ -22,8 +22,9 @@ public protocol ChangeLog: Sendable {
     var realtimeTables: Set<String> { get }
     /// The newest change's id (0 when none): where a new reader starts.
     func lastChangeID() throws(StoreError) -> Int64
-    /// Changes after `id`, oldest first.
-    func changes(after id: Int64, limit: Int) throws(StoreError) -> [RowChange]
+    /// Changes after `id`, and those of `missing` that are there now (ids skipped before, by a
+    /// transaction that had not committed yet), oldest first.
+    func changes(after id: Int64, missing: [Int64], limit: Int) throws(StoreError) -> [RowChange]
     /// Forgets changes older than `seconds`.
     func pruneChanges(olderThan seconds: Int) throws(StoreError)
 }
@@ -74,11 +75,13 @@ struct ChangeCapture {
         try connection.rows("SELECT COALESCE(MAX(id), 0) FROM \(log)").first?.first?.text.flatMap { Int64($0) } ?? 0
     }
 
-    func changes(after id: Int64, limit: Int, on connection: some SQLConnection) throws(StoreError) -> [RowChange] {
+    func changes(after id: Int64, missing: [Int64], limit: Int, on connection: some SQLConnection) throws(StoreError) -> [RowChange] {
+        let earlier = missing.isEmpty ? "" : " OR id IN (" + missing.map(String.init).joined(separator: ",") + ")"
         let at = dialect == .postgres ? "to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')" : "at"
         let key = dialect == .postgres ? "pk::text" : "pk"
         return try connection.rows(
-            "SELECT id, tbl, type, \(key), \(at) FROM \(log) WHERE id > $1 ORDER BY id LIMIT $2", [.integer(id), .integer(Int64(limit))]
+            "SELECT id, tbl, type, \(key), \(at) FROM \(log) WHERE id > $1\(earlier) ORDER BY id LIMIT $2",
+            [.integer(id), .integer(Int64(limit + missing.count))]
         ).compactMap { row in
             guard let id = row[0].text.flatMap({ Int64($0) }), let table = row[1].text, let type = row[2].text else { return nil }
             let key = row[3].text.flatMap { try? JSONValue.read(Data($0.utf8)) }?.objectValue ?? [:]

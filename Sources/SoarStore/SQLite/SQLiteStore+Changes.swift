@@ -12,8 +12,8 @@ extension SQLiteStore {
         try read { connection throws(StoreError) in try Self.capture.lastChangeID(on: connection) }
     }
 
-    public func changes(after id: Int64, limit: Int) throws(StoreError) -> [RowChange] {
-        try read { connection throws(StoreError) in try Self.capture.changes(after: id, limit: limit, on: connection) }
+    public func changes(after id: Int64, missing: [Int64], limit: Int) throws(StoreError) -> [RowChange] {
+        try read { connection throws(StoreError) in try Self.capture.changes(after: id, missing: missing, limit: limit, on: connection) }
     }
 
     public func pruneChanges(olderThan seconds: Int) throws(StoreError) {
