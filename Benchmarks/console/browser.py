@@ -1,6 +1,6 @@
 """Headless Chromium on the console, for Benchmarks/console/run.
   browser.py URL EMAIL PASSWORD load          the first page's load, all assets, cache off: JSON {bytes, ms} of 5 loads
-  browser.py URL EMAIL PASSWORD watch SECONDS  signed in, the Sends page open (it polls every second) for SECONDS"""
+  browser.py URL EMAIL PASSWORD watch SECONDS  signed in, the Sends page open and live (its realtime channel joined) for SECONDS"""
 import json
 import statistics
 import sys
@@ -42,6 +42,7 @@ try:
         browser.find_element(By.CSS_SELECTOR, '[data-testid="login-submit"]').click()
         wait.until(lambda b: b.find_element(By.CSS_SELECTOR, '[data-testid="nav-sends"]').is_displayed())
         browser.find_element(By.CSS_SELECTOR, '[data-testid="nav-sends"]').click()
+        wait.until(lambda b: "Live" in b.find_element(By.CSS_SELECTOR, '[data-testid="sends-live"]').text)
         print("watching", flush=True)
         time.sleep(float(sys.argv[5]))
         rows = browser.find_elements(By.CSS_SELECTOR, '[data-testid="send-row"]')

@@ -165,7 +165,7 @@ final class Channels {
         let wantsState = config["presence"] != nil && presenceConfig["enabled"]?.boolValue != false
         channel.bindings = bindings
         client.joined[message.topic] = channel
-        members[channel.room, default: [:]][ObjectIdentifier(client)] = client
+        admit(client, to: channel.room)
         client.send(message.reply("ok", ["postgres_changes": .array(bindings.map(\.reply))]))
         if !bindings.isEmpty {
             driver.subscribe(ChangeSubscription(key: SubscriptionKey(socket: client.serial, topic: message.topic), identity: identity, bindings: bindings))
@@ -182,9 +182,8 @@ final class Channels {
     /// A socket left a topic: its presence goes, as a diff to who stays.
     func leave(_ topic: String, _ client: Client) {
         guard let channel = client.joined.removeValue(forKey: topic) else { return }
-        members[channel.room]?[ObjectIdentifier(client)] = nil
+        remove(client, from: channel.room)
         if !channel.bindings.isEmpty { driver.unsubscribe(SubscriptionKey(socket: client.serial, topic: topic)) }
-        if members[channel.room]?.isEmpty == true { members[channel.room] = nil }
         if let key = channel.presenceKey { untrack(channel.room, key: key, client) }
     }
 
@@ -211,7 +210,7 @@ final class Channels {
         guard changed, channel.rights != nil, let authority = driver.channelAuthority.withLock({ $0 }), let loop = driver.loop else { return }
         channel.rights = ChannelRights(read: false, broadcast: false, presence: false)
         client.joined[message.topic] = channel
-        members[channel.room]?[ObjectIdentifier(client)] = nil
+        remove(client, from: channel.room)
         let serial = client.serial, topic = message.topic, joinRef = channel.joinRef
         let driver = self.driver
         driver.checks.async {
@@ -231,7 +230,19 @@ final class Channels {
         }
         channel.rights = rights
         client.joined[topic] = channel
-        members[channel.room, default: [:]][ObjectIdentifier(client)] = client
+        admit(client, to: channel.room)
+    }
+
+    private func admit(_ client: Client, to room: String) {
+        if members[room] == nil { driver.occupied.withLock { _ = $0.insert(room) } }
+        members[room, default: [:]][ObjectIdentifier(client)] = client
+    }
+
+    private func remove(_ client: Client, from room: String) {
+        members[room]?[ObjectIdentifier(client)] = nil
+        guard members[room]?.isEmpty == true else { return }
+        members[room] = nil
+        driver.occupied.withLock { _ = $0.remove(room) }
     }
 
     // MARK: broadcast

@@ -61,6 +61,13 @@ public final class RealtimeServer: @unchecked Sendable {
     }
 
     /// Who decides whether a subscription may follow a table; without one, postgres_changes are refused.
+    /// Whether any socket has joined `topic` (without `realtime:`): what a server-side
+    /// broadcaster asks before it does the work of a broadcast nobody would hear.
+    public func hasMembers(topic: String, isPrivate: Bool) -> Bool {
+        let room = Channel.room("realtime:" + topic, isPrivate: isPrivate)
+        return driver.occupied.withLock { $0.contains(room) }
+    }
+
     public func setChangeAuthority(_ authority: any ChangeAuthority) { driver.changeAuthority.withLock { $0 = authority } }
 
     /// What decides private channels; without one they are refused, saying so.
@@ -117,6 +124,8 @@ final class Driver: EventLoopDriver, @unchecked Sendable {
     let channelAuthority = Locked<(any ChannelAuthority)?>(nil)
     /// Private-channel checks run here, off the loop (they read the database).
     let checks = DispatchQueue(label: "soar.realtime.authorization", attributes: .concurrent)
+    /// The rooms someone has joined, read from other threads (``RealtimeServer/hasMembers(topic:isPrivate:)``).
+    let occupied = Locked(Set<String>())
     /// Channels following database changes, read by the change feed from its own thread.
     let subscriptions = Locked([SubscriptionKey: ChangeSubscription]())
     var nextBindingID = 0

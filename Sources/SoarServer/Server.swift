@@ -199,7 +199,7 @@ public final class Server: Sendable {
                     ? LANAddress.first() ?? configuration.consoleHost : configuration.consoleHost
                 console = try ConsoleServer(
                     host: configuration.consoleHost, port: consolePort, hostForURL: consoleReachable.contains(":") ? "[\(consoleReachable)]" : consoleReachable, tls: configuration.tls, store: store, push: self.push,
-                    hasher: configuration.passwordHasher, device: device, emulator: configuration.emulatorControl, now: now)
+                    hasher: configuration.passwordHasher, device: device, emulator: configuration.emulatorControl, realtime: realtime, now: now)
             } catch {
                 storageSweeper?.cancel()
                 changes.stop()

@@ -10,6 +10,7 @@ import sys
 from peer import expect
 from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -47,6 +48,57 @@ def click(selector):
         except Exception:
             return False
     wait.until(attempt)
+
+
+def press(key):
+    ActionChains(browser).send_keys(key).perform()
+
+
+# Every control a pointer could use, as the page shows it now, each named by what stays the
+# same when a page redraws it.
+NAME = "(e) => [e.tagName, e.id, e.dataset.testid, e.dataset.sendId, e.getAttribute('href'), e.textContent.trim().slice(0, 40)].join('|')"
+CONTROLS = f"""return [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
+    .filter((e) => !e.disabled && e.tabIndex >= 0 && e.getClientRects().length > 0).map({NAME})"""
+FOCUSED = f"""const e = document.activeElement, s = getComputedStyle(e);
+    return [e === document.body ? '' : ({NAME})(e), s.outlineStyle !== 'none' && s.outlineWidth !== '0px']"""
+
+
+def from_the_top(top):
+    """Tab starts again from the top: a click on the page's text there (nothing focusable)."""
+    ActionChains(browser).move_to_element(browser.find_element(By.CSS_SELECTOR, top)).click().perform()
+
+
+def keyboard_walk(where, top="header strong"):
+    """Tab from the top of the page reaches every control, each showing a focus ring; returns
+    the controls' names in the order Tab reached them."""
+    expected = browser.execute_script(CONTROLS)
+    from_the_top(top)
+    reached = []
+    for _ in range(len(expected) + 5):
+        press(Keys.TAB)
+        name, ring = browser.execute_script(FOCUSED)
+        if reached and name == reached[0]:
+            break
+        if not name:
+            continue
+        expect(ring, f"{where}: a focus ring on {name}")
+        reached.append(name)
+    missed = [name for name in expected if name not in reached]
+    expect(not missed, f"{where}: Tab never reaches {missed}")
+    return reached
+
+
+def keyboard_to(nav):
+    """Opens a page from the menu with the keyboard alone: Tab to its link, Enter."""
+    from_the_top("header strong")
+    for _ in range(20):
+        press(Keys.TAB)
+        if browser.switch_to.active_element.get_attribute("data-testid") == nav:
+            press(Keys.ENTER)
+            wait.until(lambda b: b.find_element(By.CSS_SELECTOR, f'[data-testid="{nav}"]').get_attribute("aria-current") == "page")
+            wait.until(lambda b: "Loading" not in b.find_element(By.ID, "page").text)
+            return
+    expect(False, f"Tab reaches the menu's {nav}")
 
 
 try:
@@ -146,15 +198,25 @@ try:
         for button in browser.find_elements(By.CSS_SELECTOR, "#page button"):
             expect(button.text.strip(), f"{nav}: a button without a name")
 
-    # Keyboard: every control labelled, and Tab moves through them in order.
-    testid("nav-compose").click()
-    for name in ["compose-audience", "compose-title", "compose-body", "compose-link"]:
-        field = testid(name)
-        labels = browser.find_elements(By.CSS_SELECTOR, f'label[for="{field.get_attribute("id")}"]')
-        expect(labels and labels[0].text, f"{name} has a label")
-    testid("compose-audience").click()
-    browser.switch_to.active_element.send_keys(Keys.TAB)
-    expect(browser.switch_to.active_element.get_attribute("data-testid") == "compose-title", "Tab goes on to the title")
+    # Keyboard alone: every page opened from the menu with Tab and Enter, the focus then in the
+    # page, and Tab reaching each of its controls with a visible ring.
+    for nav in ["nav-overview", "nav-users", "nav-devices", "nav-sends", "nav-compose", "nav-data", "nav-mailbox", "nav-storage", "nav-emulator"]:
+        keyboard_to(nav)
+        expect(browser.switch_to.active_element.get_attribute("id") == "page", f"{nav}: the focus moves into the page")
+        if nav == "nav-sends":
+            wait.until(lambda b: "Live" in b.find_element(By.CSS_SELECTOR, '[data-testid="sends-live"]').text)
+            testid("send-row")
+        keyboard_walk(nav)
+    shot("keyboard")
+    keyboard_to("nav-compose")
+    fields = ["compose-audience", "compose-title", "compose-body", "compose-link", "compose-send"]
+    order = [name.split("|")[2] for name in keyboard_walk("compose") if name.split("|")[2] in fields]
+    expect(order == fields, f"Compose's Tab order: {order}")
+    keyboard_to("nav-sends")
+    expect("Live" in testid("sends-live").text, f"the Sends page follows the console's realtime channel: {testid('sends-live').text}")
+    browser.switch_to.window(device_tab)
+    keyboard_walk("device", top=".status-bar")
+    browser.switch_to.window(console_tab)
 
     # Sign-out on the device removes its token.
     browser.switch_to.window(device_tab)

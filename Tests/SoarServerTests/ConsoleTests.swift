@@ -165,6 +165,21 @@ import Testing
         #expect(listed.status == 200 && listed.rows.first?["send_id"] == .string(id), "GET /functions/v1/sends lists sends too: \(listed.text)")
     }
 
+    /// The Sends page's live progress through realtime (PyPI's websockets, Tests/Peers/console_live.py):
+    /// only the signed-in administrator's page from the console's origin opens the channel, which
+    /// hears the console's topic alone; a composed send's delivery arrives on it; app users cannot join.
+    @Test(.ownThread) func sendsProgressArrivesLiveOnTheConsolesChannel() async throws {
+        let emulator = try EmulatorFixture()
+        let fixture = try Self.fixture(push: try emulator.pushSettings())
+        let user = try await fixture.signUp("console-live@example.com")
+        #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(String(repeating: "7e", count: 32))","platform":"ios"}"#).status == 201)
+        let (cookie, csrf) = try await Self.signIn(fixture)
+        let origin = try #require(fixture.server.consoleURL).replacingOccurrences(of: "/console/", with: "")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/console_live.py").standardized.path
+        let run = try ProcessRunner.run("python3", [script, origin, cookie, csrf, fixture.url, fixture.anonKey, user.token], timeout: 60)
+        #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
+    }
+
     @Test func usersDataMailboxAndStorageAreBrowsedAndAUserCanBeSignedOutAndDeleted() async throws {
         let fixture = try Self.fixture()
         let user = try await fixture.signUp("browsed@example.com")

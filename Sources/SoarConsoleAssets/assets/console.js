@@ -4,7 +4,8 @@
 "use strict";
 
 let csrf = "";
-let refresh = null;
+// What the page on show has running (timers, a live channel), stopped when another is shown.
+let leavePage = () => {};
 
 async function api(method, path, body) {
   const headers = { "content-type": "application/json" };
@@ -35,8 +36,54 @@ function table(columns, rows, rowAttributes = () => ({})) {
     el("tbody", {}, ...rows.map((row) => el("tr", rowAttributes(row), ...columns.map(([, value]) => el("td", {}, value(row)))))));
 }
 
+// The console's realtime channel (Phoenix's vsn 1.0.0 over /console/api/realtime, the session
+// cookie going with it): `onSends` gets the recent sends each time they change, `onState` says
+// "live" once joined and "closed" when the channel or socket ends.
+function liveSends(onSends, onState) {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const socket = new WebSocket(`${scheme}//${location.host}/console/api/realtime?vsn=1.0.0`);
+  const topic = "realtime:console:sends";
+  let ref = 0, heartbeat = null, ended = false;
+  const send = (t, event, payload) => socket.send(JSON.stringify({ topic: t, event, payload, ref: String(++ref), join_ref: "1" }));
+  const end = () => { if (!ended) { ended = true; clearInterval(heartbeat); onState("closed"); } };
+  socket.onopen = () => {
+    send(topic, "phx_join", { config: { broadcast: { self: false, ack: false }, presence: { key: "" }, private: true } });
+    heartbeat = setInterval(() => send("phoenix", "heartbeat", {}), 25000);
+  };
+  socket.onmessage = (message) => {
+    const m = JSON.parse(message.data);
+    if (m.topic !== topic) return;
+    if (m.event === "phx_reply" && m.ref === "1") m.payload.status === "ok" ? onState("live") : socket.close();
+    else if (m.event === "broadcast" && m.payload.event === "sends") onSends(m.payload.payload);
+    else if (m.event === "phx_close" || m.event === "phx_error") socket.close();
+  };
+  socket.onclose = end;
+  socket.onerror = end;
+  return () => { ended = true; clearInterval(heartbeat); socket.close(); };
+}
+
+// The recent sends to `draw`, now and each time they change: through the live channel (opened
+// again when it ends), read every second meanwhile. Returns what stops it.
+function followSends(draw, showState = () => {}) {
+  let stopped = false, close = () => {}, poll = null;
+  const read = () => api("GET", "/sends").then((rows) => { if (!stopped) draw(rows); }).catch(() => {});
+  const polling = () => { if (!poll) poll = setInterval(read, 1000); };
+  const open = () => {
+    close = liveSends((rows) => { if (!stopped) draw(rows); }, (state) => {
+      if (stopped) return;
+      showState(state);
+      if (state === "live") { clearInterval(poll); poll = null; read(); }
+      else { polling(); setTimeout(() => { if (!stopped) open(); }, 2000); }
+    });
+  };
+  read();
+  polling();
+  open();
+  return () => { stopped = true; clearInterval(poll); close(); };
+}
+
 function showSignIn() {
-  clearInterval(refresh);
+  leavePage();
   document.getElementById("app").hidden = true;
   document.getElementById("signin").hidden = false;
   document.getElementById("login-email").focus();
@@ -52,8 +99,9 @@ function showApp(session) {
 
 const pages = { overview, users, devices, sends, compose, data, mailbox, storage, emulator };
 
-function route() {
-  clearInterval(refresh);
+function route(event) {
+  leavePage();
+  leavePage = () => {};
   const name = (location.hash || "#overview").slice(1).split("/")[0];
   const page = pages[name] ? name : "overview";
   for (const link of document.querySelectorAll("nav a")) {
@@ -61,7 +109,10 @@ function route() {
   }
   const main = document.getElementById("page");
   main.replaceChildren(el("p", { text: "Loading…" }));
-  pages[page](main).catch((error) => main.replaceChildren(el("p", { role: "alert", text: error.message })));
+  // Chosen from the menu (not the first page shown): the keyboard goes on in the page it opened.
+  const chosen = event && event.type === "hashchange";
+  pages[page](main).catch((error) => main.replaceChildren(el("p", { role: "alert", text: error.message })))
+    .then(() => { if (chosen) main.focus({ preventScroll: true }); });
 }
 
 function card(label, value) {
@@ -181,18 +232,31 @@ async function sends(main) {
     ]),
     el("h3", { text: "Failures by Apple's reason" }),
     table([["Reason", (r) => r[0]], ["Devices", (r) => String(r[1])]], Object.entries(s.reasons)));
-  const draw = async () => {
-    const rows = await api("GET", "/sends");
+  let rows = [];
+  const state = el("p", { class: "hint", "data-testid": "sends-live", role: "status", text: "Connecting…" });
+  const draw = () => {
     const current = chosen && rows.find((s) => s.send_id === chosen);
-    main.replaceChildren(el("h1", { text: "Sends" }), table([
+    const focused = document.activeElement && document.activeElement.dataset.sendId;
+    main.replaceChildren(el("h1", { text: "Sends" }), state, table([
       ["Sent", (s) => s.created_at],
-      ["Id", (s) => el("button", { type: "button", class: "link mono", text: s.send_id.slice(0, 8), onclick: () => { chosen = s.send_id; draw(); } })],
+      ["Id", (s) => el("button", { type: "button", class: "link mono", "data-send-id": s.send_id, text: s.send_id.slice(0, 8), onclick: () => { chosen = s.send_id; draw(); } })],
       ["Progress", (s) => `${s.total} total, ${s.pending} queued, ${s.delivered} delivered, ${s.failed} failed, ${s.removed} removed, ${s.opens} opened`],
       ["Failures", (s) => Object.entries(s.reasons).map(([reason, count]) => `${reason} ${count}`).join(", ") || "–"],
     ], rows, () => ({ "data-testid": "send-row" })), current ? detail(current) : null);
+    // A redraw keeps the keyboard's place.
+    if (focused) { const again = main.querySelector(`[data-send-id="${focused}"]`); if (again) again.focus(); }
   };
-  await draw();
-  refresh = setInterval(() => draw().catch(() => {}), 1000);
+  let drawn = "";
+  leavePage = followSends((fresh) => {
+    // Drawn again only when something changed: the keyboard's place and the reader's stay put.
+    const text = JSON.stringify(fresh);
+    if (text === drawn) return;
+    drawn = text;
+    rows = fresh;
+    draw();
+  },
+    (live) => { state.textContent = live === "live" ? "Live: progress as it happens" : "Reconnecting; reading every second meanwhile"; });
+  draw();
 }
 
 async function compose(main) {
@@ -229,14 +293,11 @@ async function compose(main) {
       const sent = await api("POST", "/compose", {
         audience: value("compose-audience"), title: value("compose-title"), body: value("compose-body"), link: value("compose-link"), image: value("compose-image"),
       });
-      const poll = async () => {
-        const s = await api("GET", "/sends/" + sent.send_id);
-        status.textContent = `${s.pending} queued, ${s.delivered} delivered, ${s.failed} failed`;
-        if (s.pending === 0) clearInterval(refresh);
-      };
-      clearInterval(refresh);
-      refresh = setInterval(() => poll().catch(() => {}), 500);
-      await poll();
+      leavePage();
+      leavePage = followSends((rows) => {
+        const s = rows.find((row) => row.send_id === sent.send_id);
+        if (s) status.textContent = `${s.pending} queued, ${s.delivered} delivered, ${s.failed} failed`;
+      });
     } catch (error) {
       status.textContent = error.message;
     }

@@ -13,6 +13,7 @@ struct ConsoleAPI: Sendable {
     let sessions: ConsoleSessions
     /// The APNs emulator's control plane, when one runs in this process.
     let emulator: (@Sendable (String, String, Data) -> (status: Int, body: Data))?
+    let live: ConsoleLive
     let now: @Sendable () -> Date
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -37,6 +38,7 @@ struct ConsoleAPI: Sendable {
             case ("GET", "/users"): return .json(200, try users(matching: request.queryValue("q")))
             case ("GET", "/devices"): return .json(200, try devices(matching: request.queryValue("q")))
             case ("GET", "/sends"): return .json(200, try pushed { () throws(PushError) in try push.sends(limit: 100) })
+            case ("GET", "/realtime"): return try live.upgrade(request)
             case ("POST", "/compose"): return .json(202, try compose(request))
             case ("POST", "/validate"): return .json(200, validate(request.body))
             case ("GET", "/tables"): return .json(200, tables())

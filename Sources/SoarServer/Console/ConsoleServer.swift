@@ -3,12 +3,14 @@ import SoarAuth
 import SoarConsoleAssets
 import SoarHTTP
 import SoarPush
+import SoarRealtime
 import SoarStore
 
 /// The console on a port of its own: its pages (`/console/`, assets in the binary, no request to
 /// any other host, a Content-Security-Policy that says so) and its API (``ConsoleAPI``).
 final class ConsoleServer: Sendable {
     private let http: HTTPServer
+    private let live: ConsoleLive
     let url: String
 
     /// Nothing loads from elsewhere, nothing runs inline, and no other site may frame it; the
@@ -20,10 +22,13 @@ final class ConsoleServer: Sendable {
 
     init(
         host: String, port: UInt16, hostForURL: String, tls: HTTPServer.TLS?, store: any Store, push: PushService, hasher: any PasswordHashing,
-        device: ConsoleDevice, emulator: (@Sendable (String, String, Data) -> (status: Int, body: Data))?, now: @escaping @Sendable () -> Date
+        device: ConsoleDevice, emulator: (@Sendable (String, String, Data) -> (status: Int, body: Data))?, realtime: RealtimeServer,
+        now: @escaping @Sendable () -> Date
     ) throws(HTTPServerError) {
+        let live = ConsoleLive(realtime: realtime, push: push, now: now)
         let api = ConsoleAPI(
-            store: store, push: push, sessions: ConsoleSessions(store: store, hasher: hasher, secure: tls != nil, now: now), emulator: emulator, now: now)
+            store: store, push: push, sessions: ConsoleSessions(store: store, hasher: hasher, secure: tls != nil, now: now), emulator: emulator, live: live,
+            now: now)
         let policy = Self.policy(apiOrigin: device.apiURL)
         http = try HTTPServer(host: host, port: port, tls: tls) { request, _ in
             var response = Self.answer(request, api: api, device: device)
@@ -34,11 +39,16 @@ final class ConsoleServer: Sendable {
             return response
         }
         url = "\(tls == nil ? "http" : "https")://\(hostForURL):\(http.port)/console/"
+        self.live = live
+        live.start()
     }
 
     var port: UInt16 { http.port }
 
-    func stop() { http.stop() }
+    func stop() {
+        live.stop()
+        http.stop()
+    }
 
     private static func answer(_ request: HTTPRequest, api: ConsoleAPI, device: ConsoleDevice) -> HTTPResponse {
         if request.path.hasPrefix("/console/api/") { return api.handle(request) }

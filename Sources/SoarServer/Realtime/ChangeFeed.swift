@@ -54,6 +54,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
     // MARK: ChangeAuthority
 
     func refusal(_ binding: ChangeBinding, identity: RealtimeIdentity) -> String? {
+        guard identity.role != ConsoleLive.role else { return "the console's socket follows no table" }
         let tables = store.tables
         let published = store.realtimeTables
         guard let name = binding.table else {

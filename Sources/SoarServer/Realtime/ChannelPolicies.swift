@@ -3,10 +3,17 @@ import SoarStore
 
 /// Private channels under the app's policies on `realtime.messages`, as Supabase's Realtime
 /// Authorization: SELECT (for `broadcast` or `presence`) to join, INSERT to send each kind.
+/// Topics under `console:` are the console's alone (``ConsoleLive``).
 struct ChannelPolicies: ChannelAuthority {
     let store: any Store
 
     func rights(topic: String, identity: RealtimeIdentity) -> Result<ChannelRights, RealtimeError> {
+        // The console's topics are Soar's, whatever the app's policies say; its sockets hear nothing else.
+        if topic.hasPrefix("console:") {
+            guard identity.role == ConsoleLive.role else { return .failure(RealtimeError("\(topic) is the console's: only its administrators' pages join it")) }
+            return .success(ChannelRights(read: true, broadcast: false, presence: false))
+        }
+        guard identity.role != ConsoleLive.role else { return .failure(RealtimeError("the console's socket joins only the console's topics")) }
         let access = Access(role: Access.Role(rawValue: identity.role) ?? .anon, userID: identity.userID)
         do {
             let broadcast = try store.channelAccess(topic: topic, extension: "broadcast", as: access)

@@ -26,6 +26,18 @@ struct RealtimeEndpoints: Sendable {
 
     private func upgrade(_ exchange: Exchange) throws(ServerError) -> HTTPResponse {
         let request = exchange.request
+        if let refusal = Self.handshakeRefusal(request) { return refusal }
+        try gateway.requireAPIKey(exchange)
+        let apiKey = exchange.header("apikey") ?? request.queryValue("apikey") ?? ""
+        guard let identity = Self.identity(apiKey, auth: gateway.auth) else { throw .gateway(401, "Invalid API key", code: "401") }
+        guard let version = PhoenixVersion(vsn: request.queryValue("vsn")) else {
+            throw .gateway(400, "vsn must be 1.0.0 or 2.0.0", code: "400")
+        }
+        return Self.accept(request, into: realtime, version: version, identity: identity)
+    }
+
+    /// The answer to a request that is not a WebSocket handshake Soar speaks (426), or nil.
+    static func handshakeRefusal(_ request: HTTPRequest) -> HTTPResponse? {
         guard request.headers["upgrade"]?.lowercased() == "websocket", let key = request.headers["sec-websocket-key"], !key.isEmpty else {
             return HTTPResponse(status: 426, headers: [("upgrade", "websocket"), ("content-type", "application/json")],
                                 body: JSONValue.object(["message": "Upgrade to a WebSocket to use Realtime"]).jsonData)
@@ -33,15 +45,14 @@ struct RealtimeEndpoints: Sendable {
         guard request.headers["sec-websocket-version"] == "13" else {
             return HTTPResponse(status: 426, headers: [("sec-websocket-version", "13")], body: Data())
         }
-        try gateway.requireAPIKey(exchange)
-        let apiKey = exchange.header("apikey") ?? request.queryValue("apikey") ?? ""
-        guard let identity = Self.identity(apiKey, auth: gateway.auth) else { throw .gateway(401, "Invalid API key", code: "401") }
-        guard let version = PhoenixVersion(vsn: request.queryValue("vsn")) else {
-            throw .gateway(400, "vsn must be 1.0.0 or 2.0.0", code: "400")
-        }
+        return nil
+    }
+
+    /// The 101 that hands a checked handshake's socket to `realtime`, acting as `identity`.
+    static func accept(_ request: HTTPRequest, into realtime: RealtimeServer, version: PhoenixVersion, identity: RealtimeIdentity) -> HTTPResponse {
+        let key = request.headers["sec-websocket-key"] ?? ""
         let accept = sha1(Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)).base64EncodedString()
         var response = HTTPResponse(status: 101, headers: [("upgrade", "websocket"), ("connection", "Upgrade"), ("sec-websocket-accept", accept)])
-        let realtime = self.realtime
         response.upgrade = { socket in realtime.adopt(socket, version: version, identity: identity) }
         return response
     }
