@@ -54,6 +54,19 @@ public final class ServerFixture: Sendable {
         session = URLSession(configuration: sessionConfiguration)
     }
 
+    /// A fixture made on a thread of its own, for async tests: opening a store (on Postgres, a
+    /// database copied and its schema read) blocks, and blocking Swift's cooperative threads (one
+    /// a core) stalled every other test's tasks, push workers included, while hundreds started.
+    public static func start(
+        configure: @escaping (inout Server.Configuration) -> Void = { _ in }, push: PushSettings.Loaded = PushSettings.unset,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) async throws -> ServerFixture {
+        nonisolated(unsafe) let configure = configure
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try ServerFixture(configure: configure, push: push, now: now) }) }
+        }
+    }
+
     deinit { server.shutdown(grace: .seconds(1)) }
 
     /// An answer: status, headers (lowercased names) and the body as JSON when it is JSON.

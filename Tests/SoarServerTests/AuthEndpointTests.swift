@@ -12,9 +12,9 @@ import Testing
     let fixture: ServerFixture
     let time = ManualTime(Date())
 
-    init() throws {
+    init() async throws {
         let time = self.time
-        fixture = try ServerFixture(now: time.now)
+        fixture = try await ServerFixture.start(now: time.now)
     }
 
     @Test func signUpAnswersAFullSession() async throws {
@@ -232,7 +232,7 @@ import Testing
     }
 
     @Test func refreshesAreLimitedPerAddress() async throws {
-        let limited = try ServerFixture(configure: { $0.authLimits.refreshPerAddress = 2 }, now: time.now)
+        let limited = try await ServerFixture.start(configure: { $0.authLimits.refreshPerAddress = 2 }, now: time.now)
         var token = try await limited.signUp("r@example.com").refresh
         for _ in 0..<2 {
             let answer = try await limited.call("POST", "/auth/v1/token?grant_type=refresh_token", body: #"{"refresh_token":"\#(token)"}"#)

@@ -15,8 +15,8 @@ import Testing
     static let password = "a-console-password"
 
     /// A server with its console and one administrator.
-    static func fixture(push: PushSettings.Loaded = PushSettings.unset) throws -> ServerFixture {
-        let fixture = try ServerFixture(configure: { $0.consolePort = 0 }, push: push)
+    static func fixture(push: PushSettings.Loaded = PushSettings.unset) async throws -> ServerFixture {
+        let fixture = try await ServerFixture.start(configure: { $0.consolePort = 0 }, push: push)
         _ = try fixture.server.store.addAdmin(email: "admin@example.com", passwordHash: try PasswordHasher(memoryKiB: 64, passes: 1).hash(password))
         return fixture
     }
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func onlyASignedInAdministratorGetsInAndChangesNeedTheCSRFToken() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let user = try await fixture.signUp("app-user@example.com")
         for bearer in [fixture.anonKey, fixture.serviceKey, user.token] {
             let answer = try await Self.console(fixture, "GET", "/console/api/overview", headers: ["authorization": "Bearer \(bearer)", "apikey": bearer])
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func signInsComeOnlyFromTheConsolesOwnPage() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let body = #"{"email":"admin@example.com","password":"\#(Self.password)"}"#
         let plain = try await Self.console(fixture, "POST", "/console/api/session", headers: ["content-type": "text/plain"], body: body)
         #expect(plain.status == 415, "a body another site could send without asking: \(plain.text)")
@@ -83,7 +83,7 @@ import Testing
     /// in a row of one's own gets nothing, and a signed-out session gets nothing.
     @Test func aDeviceReadsOnlyItsOwnTokensNotifications() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(
+        let fixture = try await ServerFixture.start(
             configure: { configuration in
                 configuration.consolePort = 0
                 configuration.emulatorDeliveries = { token in
@@ -106,15 +106,15 @@ import Testing
     }
 
     @Test func anotherServersCookieIsRefused() async throws {
-        let first = try Self.fixture()
-        let second = try Self.fixture()
+        let first = try await Self.fixture()
+        let second = try await Self.fixture()
         let (cookie, _) = try await Self.signIn(second)
         #expect(try await Self.console(first, "GET", "/console/api/session", cookie: cookie).status == 401)
         #expect(try await Self.console(second, "GET", "/console/api/session", cookie: cookie).status == 200)
     }
 
     @Test func failedSignInsAreLimited() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         for _ in 0..<5 {
             let wrong = try await Self.console(fixture, "POST", "/console/api/session", body: #"{"email":"admin@example.com","password":"wrong-password"}"#)
             #expect(wrong.status == 400 && wrong.object["message"] == "Invalid email or password", "\(wrong.text)")
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func pagesLoadNothingFromElsewhere() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let page = try await Self.console(fixture, "GET", "/console/")
         #expect(page.status == 200 && page.text.contains("data-testid=\"login-email\""))
         let policy = try #require(page.headers["content-security-policy"])
@@ -142,7 +142,7 @@ import Testing
 
     @Test func composeSendsAndTheSendsPageCountsIt() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try Self.fixture(push: try emulator.pushSettings())
+        let fixture = try await Self.fixture(push: try emulator.pushSettings())
         let user = try await fixture.signUp("console-push@example.com")
         let token = String(repeating: "5c", count: 32)
         #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(token)","platform":"ios"}"#).status == 201)
@@ -170,7 +170,7 @@ import Testing
     /// hears the console's topic alone; a composed send's delivery arrives on it; app users cannot join.
     @Test(.ownThread) func sendsProgressArrivesLiveOnTheConsolesChannel() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try Self.fixture(push: try emulator.pushSettings())
+        let fixture = try await Self.fixture(push: try emulator.pushSettings())
         let user = try await fixture.signUp("console-live@example.com")
         #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(String(repeating: "7e", count: 32))","platform":"ios"}"#).status == 201)
         let (cookie, csrf) = try await Self.signIn(fixture)
@@ -181,7 +181,7 @@ import Testing
     }
 
     @Test func usersDataMailboxAndStorageAreBrowsedAndAUserCanBeSignedOutAndDeleted() async throws {
-        let fixture = try Self.fixture()
+        let fixture = try await Self.fixture()
         let user = try await fixture.signUp("browsed@example.com")
         #expect(try await fixture.call("POST", "/rest/v1/todos", bearer: user.token, body: #"{"title":"seen by the console"}"#).status == 201)
         let (cookie, csrf) = try await Self.signIn(fixture)

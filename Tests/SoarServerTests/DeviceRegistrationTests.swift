@@ -6,7 +6,7 @@ import Testing
 /// Device tokens: the data API's upsert and seed 001's endpoint share one row and one set of rules.
 @Suite(.timeLimit(.minutes(5))) struct DeviceRegistrationTests {
     let fixture: ServerFixture
-    init() throws { fixture = try ServerFixture() }
+    init() async throws { fixture = try await ServerFixture.start() }
 
     static let token = String(repeating: "ab", count: 32)
 

@@ -16,7 +16,7 @@ import Testing
 
     @MainActor @Test func anUpdateReplacesTheNotificationAndARetractionTakesItBack() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let user = try await fixture.signUp("followed-up@example.com")
         for token in Self.tokens {
             #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(token)","platform":"ios"}"#).status == 201)
@@ -71,7 +71,7 @@ import Testing
 
     @Test func mistakesAreNamedAndChangeNothing() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let user = try await fixture.signUp("follow-up-mistakes@example.com")
         #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.tokens[0])","platform":"ios"}"#).status == 201)
         let sent = try await fixture.sendPush(#"{"user_ids":["\#(user.id)"],"title":"Hi","body":"there","collapse_id":"greeting"}"#)

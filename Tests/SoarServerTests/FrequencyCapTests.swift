@@ -13,7 +13,7 @@ import Testing
     @Test func aKindReachesAUserAtMostNTimesADay() async throws {
         let time = ManualTime(Date())
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(configure: { $0.pushFrequencyCaps = ["promo": 2] }, push: try emulator.pushSettings(), now: time.now)
+        let fixture = try await ServerFixture.start(configure: { $0.pushFrequencyCaps = ["promo": 2] }, push: try emulator.pushSettings(), now: time.now)
         let user = try await fixture.signUp("capped@example.com")
         #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.token)","platform":"ios"}"#).status == 201)
         func send(_ kind: String) async throws -> [String: JSONValue] {

@@ -9,9 +9,9 @@ import Testing
     let fixture: ServerFixture
     let time = ManualTime(Date())
 
-    init() throws {
+    init() async throws {
         let time = self.time
-        fixture = try ServerFixture(now: time.now)
+        fixture = try await ServerFixture.start(now: time.now)
     }
 
     func token(_ claims: [String: JSONValue], secret: String = "a-test-secret-that-is-long-enough-0123456789") throws -> String {

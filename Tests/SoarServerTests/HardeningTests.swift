@@ -27,7 +27,7 @@ import Testing
 
     @Test func healthSaysUnavailableWhileWritesFailAndSignOutAnswers503() async throws {
         let time = ManualTime()
-        let fixture = try ServerFixture(now: time.now)
+        let fixture = try await ServerFixture.start(now: time.now)
         let user = try await fixture.signUp("a@example.com")
         #expect(try await fixture.call("GET", "/health").status == 200)
 
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func aNULInTheTargetIs400AndTooManyParametersAre414WithALogLine() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture.start()
         let user = try await fixture.signUp("a@example.com")
         #expect(try await fixture.call("POST", "/rest/v1/todos", bearer: user.token, body: #"{"title":"a"}"#).status == 201)
         for target in ["/rest/v1/todos%00.css", "/rest/v1/todos?title=eq.a%00b", "/functions/v1/send-push%00.public"] {
@@ -172,7 +172,7 @@ final class RawSocket {
 /// What the attack run found in auth and operations.
 @Suite(.timeLimit(.minutes(5))) struct AuthHardeningTests {
     @Test func metadataIsBoundedAsItRidesInEveryToken() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture.start()
         let big = JSONValue.object(["bio": .string(String(repeating: "x", count: 200_000))]).jsonText
         let refused = try await fixture.call("POST", "/auth/v1/signup", body: #"{"email":"a@example.com","password":"correct-horse","data":\#(big)}"#)
         #expect(refused.status == 400 && refused.text.contains("user_metadata is over 4096 bytes"), "\(refused.status) \(refused.text)")
@@ -189,7 +189,7 @@ final class RawSocket {
     @Test func metricsNeedTheServiceKeyUnlessMadePublic() async throws {
         let open = try ServerFixture { $0.publicMetrics = true }
         #expect(try await open.call("GET", "/metrics", headers: ["apikey": ""]).status == 200, "--public-metrics")
-        let guarded = try ServerFixture()
+        let guarded = try await ServerFixture.start()
         #expect(try await guarded.call("GET", "/metrics", headers: ["apikey": ""]).status == 401)
         #expect(try await guarded.call("GET", "/metrics").status == 401, "the anon key is not enough")
         #expect(try await guarded.call("GET", "/metrics", bearer: guarded.serviceKey, headers: ["apikey": guarded.serviceKey]).status == 200)

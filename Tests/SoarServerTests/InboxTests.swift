@@ -33,7 +33,7 @@ import Testing
 
     @Test func eachNotificationIsKeptWithItsIdInThePayload() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let alice = try await fixture.signUp("a@example.com")
         let bob = try await fixture.signUp("b@example.com")
         try await register(fixture, alice, Self.token)
@@ -52,7 +52,7 @@ import Testing
 
     @Test func ownersMarkAndDeleteButNeverWriteTheRest() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let alice = try await fixture.signUp("a@example.com")
         let bob = try await fixture.signUp("b@example.com")
         try await register(fixture, alice, Self.token)
@@ -78,7 +78,7 @@ import Testing
 
     @Test func theInboxIsCappedAndTheBadgeCountsUnread() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(configure: { $0.inboxSize = 3 }, push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(configure: { $0.inboxSize = 3 }, push: try emulator.pushSettings())
         let alice = try await fixture.signUp("a@example.com")
         let bob = try await fixture.signUp("b@example.com")
         try await register(fixture, alice, Self.token)

@@ -22,7 +22,7 @@ import Testing
         let start = try #require(Timestamp.parse("2026-12-05T00:30:00Z"))
         let time = ManualTime(start)
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings(), now: time.now)
         var tokenOfZone: [String: String] = [:]
         for (n, zone) in (Self.zones + ["Not/AZone"]).enumerated() {
             let user = try await fixture.signUp("z\(n)@example.com")

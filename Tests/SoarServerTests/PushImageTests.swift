@@ -13,7 +13,7 @@ import Testing
 
     @Test func sendPushAndAnUpdateCarryASignedRenderOfAStoragePath() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let bucket = try await fixture.call("POST", "/storage/v1/bucket", bearer: fixture.serviceKey, body: #"{"id":"pics","name":"pics","public":false}"#)
         #expect(bucket.status == 200, "\(bucket.text)")
         let uploaded = try await fixture.call("POST", "/storage/v1/object/pics/a.png", bearer: fixture.serviceKey, headers: ["content-type": "image/png"], bytes: Self.png)

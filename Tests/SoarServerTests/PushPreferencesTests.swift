@@ -29,7 +29,7 @@ import Testing
 
     @Test func aMutedKindIsNotSentAndIsCounted() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let (ada, bob) = (try await user(fixture, 1), try await user(fixture, 2))
         let muted = try await fixture.call("POST", "/rest/v1/notification_preferences", bearer: bob.token, body: #"{"kind":"promo","enabled":false}"#)
         #expect(muted.status == 201, "\(muted.text)")

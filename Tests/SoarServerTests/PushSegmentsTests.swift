@@ -11,7 +11,7 @@ import Testing
 
     @Test func aSegmentReachesTheDevicesItMatches() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let devices = [("2.1.0", "fr_FR", "Europe/Paris"), ("1.9.3", "fr_CA", "America/Toronto"), ("2.4.0", "de_DE", "Europe/Berlin")]
         for (n, device) in devices.enumerated() {
             let user = try await fixture.signUp("s\(n)@example.com")
@@ -45,7 +45,7 @@ import Testing
 
     @Test func aSegmentFiltersOnTheAppsOwnUserAttributes() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         // Three users: a Paris profile with an active subscription, a Paris profile without, a Lyon one with.
         let people = [("Paris", true), ("Paris", false), ("Lyon", true)]
         for (n, person) in people.enumerated() {

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func aTemplateIsCheckedWhenSavedAndReadBack() async throws {
-        let fixture = try ServerFixture(push: try EmulatorFixture().pushSettings())
+        let fixture = try await ServerFixture.start(push: try EmulatorFixture().pushSettings())
         let created = try await put(fixture, "welcome", Self.welcome)
         #expect(created.status == 201 && created.object["default_locale"] == "en" && created.object["variants"]?.objectValue?["de-at"] != nil, "\(created.text)")
         #expect(try await put(fixture, "welcome", Self.welcome).status == 200, "saved again: replaced")
@@ -50,7 +50,7 @@ import Testing
 
     @Test func eachDeviceGetsTheVariantOfItsLocale() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         #expect(try await put(fixture, "welcome", Self.welcome).status == 201)
         // Locale as registered → the variant expected.
         let devices: [(String?, String)] = [
@@ -117,7 +117,7 @@ import Testing
 
     @Test func applesLocKeysPassThrough() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let token = String(repeating: "7f", count: 32)
         let sent = try await fixture.sendPush(
             #"{"tokens":["\#(token)"],"payload":{"aps":{"alert":{"title-loc-key":"INVITE_TITLE","loc-key":"INVITE_BODY","loc-args":["Ada","chess"]}}}}"#)

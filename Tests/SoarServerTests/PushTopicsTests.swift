@@ -11,7 +11,7 @@ import Testing
 
     @Test func aTopicReachesItsFollowersOnly() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         var users: [(token: String, refresh: String, id: String)] = []
         for n in 0..<3 {
             let user = try await fixture.signUp("t\(n)@example.com")
@@ -47,7 +47,7 @@ import Testing
     /// and a token that is not the subscriber's own device reaches nothing.
     @Test func aDeviceFollowsATopicByItself() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let ada = try await fixture.signUp("device-topics@example.com")
         for n in [7, 8] {
             #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: ada.token, body: #"{"token":"\#(Self.token(n))","platform":"ios"}"#).status == 201)

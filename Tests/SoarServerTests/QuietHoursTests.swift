@@ -13,7 +13,7 @@ import Testing
         // 23:30 in Paris: Ada's quiet hours (22:00 to 07:00 there) hold; Bob has none.
         let time = ManualTime(try #require(Timestamp.parse("2026-12-05T22:30:00Z")))
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings(), now: time.now)
         let ada = try await fixture.signUp("ada@example.com"), bob = try await fixture.signUp("bob@example.com")
         for (n, user) in [ada, bob].enumerated() {
             #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.token(n))","platform":"ios"}"#).status == 201)

@@ -13,7 +13,7 @@ import Testing
     @Test func aCappedSendGoesAtItsRate() async throws {
         let time = ManualTime(Date())
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings(), now: time.now)
         for n in 0..<25 {
             let user = try await fixture.signUp("rate\(n)@example.com")
             #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.token(n))","platform":"ios"}"#).status == 201)
@@ -41,7 +41,7 @@ import Testing
 
     @Test func aRateThatIsNoneIsRefused() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         for rate in ["0", "-5", "100001", "1.5", #""fast""#] {
             let answer = try await fixture.sendPush(#"{"all":true,"title":"a","body":"b","rate_limit":\#(rate)}"#)
             #expect(answer.status == 400 && answer.text.contains("rate_limit"), "\(rate): \(answer.text)")

@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct RestEndpointTests {
     let fixture: ServerFixture
 
-    init() throws { fixture = try ServerFixture() }
+    init() async throws { fixture = try await ServerFixture.start() }
 
     let representation = ["prefer": "return=representation"]
 

@@ -15,7 +15,7 @@ import Testing
     @Test func aScheduledSendGoesOutOnceWhenItFallsDue() async throws {
         let time = ManualTime(Date())
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings(), now: time.now)
         let user = try await fixture.signUp("later@example.com")
         #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(Self.token)","platform":"ios"}"#).status == 201)
         func send(_ body: String) async throws -> ServerFixture.Answer {
@@ -61,7 +61,7 @@ import Testing
     @Test func aSendAStoppedRunStoredPartOfIsFinishedNotTakenForSent() async throws {
         let time = ManualTime(Date())
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings(), now: time.now)
         var devices: [(user: String, token: String)] = []
         for n in 0..<5 {
             let user = try await fixture.signUp("resumed\(n)@example.com")

@@ -31,7 +31,7 @@ import Testing
 
     @Test func usersTokensAndEveryoneAreEachReachedOnce() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let ids = try await users(fixture, 4)
         let stranger = String(repeating: "ef", count: 32)
 
@@ -63,7 +63,7 @@ import Testing
 
     @Test func deadTokensAreCountedByReasonAndRemoved() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         _ = try await users(fixture, 3)
         emulator.emulator.state.setMark(.bad, for: Self.token(0))
         emulator.emulator.state.setMark(.unregistered(since: Int64(Date().timeIntervalSince1970 * 1000) + 60_000), for: Self.token(1))
@@ -84,7 +84,7 @@ import Testing
 
     @Test func injected503sAreRetriedAndNothingIsCountedTwice() async throws {
         let emulator = try EmulatorFixture { $0.faults.status = 503; $0.faults.every = 10 }
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let body = #"{"tokens":[\#((0..<300).map { "\"\(Self.token($0))\"" }.joined(separator: ","))],"title":"x","body":"y"}"#
         let answer = try await send(fixture, body)
         let summary = try await finished(fixture, try #require(answer.object["send_id"]?.stringValue, "\(answer.text)"))
@@ -97,7 +97,7 @@ import Testing
 
     @Test func onlyTheServiceRoleSendsAndBadBodiesChangeNothing() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let alice = try await fixture.signUp("a@example.com")
         let anon = try await fixture.call("POST", "/functions/v1/send-push", body: #"{"all":true,"title":"x","body":"y"}"#)
         #expect(anon.status == 401)
@@ -128,7 +128,7 @@ import Testing
         #expect(emulator.emulator.state.deliveries.isEmpty)
         let inbox = try await fixture.call("GET", "/rest/v1/notifications?select=id", bearer: fixture.serviceKey)
         #expect(inbox.rows.isEmpty, "no inbox row for a refused send")
-        let unconfigured = try ServerFixture()
+        let unconfigured = try await ServerFixture.start()
         let refused = try await send(unconfigured, #"{"all":true,"title":"x","body":"y"}"#)
         #expect(refused.status == 503 && refused.object["error"] == "apns_not_configured")
     }

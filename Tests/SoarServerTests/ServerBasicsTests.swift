@@ -8,7 +8,7 @@ import Testing
 /// Health, metrics, CORS, limits and logs.
 @Suite(.timeLimit(.minutes(5))) struct ServerBasicsTests {
     @Test func healthAndMetrics() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture.start()
         let health = try await fixture.call("GET", "/health", headers: ["apikey": ""])
         #expect(health.status == 200 && health.object["store"] == "ok")
         _ = try await fixture.call("GET", "/rest/v1/todos")
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func browsersGetCORSAnswers() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture.start()
         let preflight = try await fixture.call(
             "OPTIONS", "/rest/v1/todos", headers: ["origin": "http://localhost:3000", "access-control-request-method": "POST"])
         #expect(preflight.status == 204)
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func logsAreJSONLinesWithoutSecrets() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture.start()
         let user = try await fixture.signUp("a@example.com", password: "hunter2-secret")
         _ = try await fixture.call("GET", "/rest/v1/todos?title=eq.x", bearer: user.token, headers: ["x-request-id": "req-42"])
         _ = try await fixture.call("POST", "/rest/v1/todos", bearer: user.token, headers: ["x-request-id": "req-43"], body: #"{"sort_order":"hunter2-secret"}"#)

@@ -28,7 +28,7 @@ import Testing
 
     @Test func aSignedURLWorksUntilItExpires() async throws {
         let time = ManualTime(Date())
-        let fixture = try ServerFixture(now: time.now)
+        let fixture = try await ServerFixture.start(now: time.now)
         try await privateBucket(fixture)
         #expect(try await upload(fixture, "a.txt", "secret").status == 200)
         let signed = try await fixture.call("POST", "/storage/v1/object/sign/vault/a.txt", bearer: fixture.serviceKey, body: #"{"expiresIn":60}"#)
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func aRowWhoseFileIsGoneIsNotFoundNeverEmpty() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture.start()
         try await privateBucket(fixture)
         #expect(try await upload(fixture, "gone.txt", "bytes").status == 200)
         let files = Self.versions(fixture)
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aRefusedUploadLeavesNoFile() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture.start()
         try await privateBucket(fixture)
         let user = try await fixture.signUp("vault@example.com")
         let refusals = [
@@ -73,7 +73,7 @@ import Testing
 
     @Test func theSweepTakesOnlyOldFilesNoRowNames() async throws {
         let time = ManualTime(Date())
-        let fixture = try ServerFixture(now: time.now)
+        let fixture = try await ServerFixture.start(now: time.now)
         try await privateBucket(fixture)
         #expect(try await upload(fixture, "kept.txt", "kept").status == 200)
         let kept = try #require(Self.versions(fixture).first)

@@ -30,7 +30,7 @@ import Testing
 
     @Test func eachUserReachesOnlyTheirOwnDevices() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1), Self.token(2)])
         let bob = try await user(fixture, "b@example.com", tokens: [Self.token(3)])
         let answer = try await fixture.call(
@@ -51,7 +51,7 @@ import Testing
 
     @Test func deadTokensAreRemovedButARegistrationAfterApplesTimestampSurvives() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1), Self.token(2), Self.token(3), Self.token(4)])
         let state = emulator.emulator.state
         let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -71,7 +71,7 @@ import Testing
 
     @Test func aTokenSentToTheWrongEnvironmentIsHealedNotDeleted() async throws {
         let emulator = try EmulatorFixture { $0.productionPort = 0 }
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         // A TestFlight build's token (production) and a debug build's (sandbox), neither recorded yet.
         let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1), Self.token(2)])
         #expect(try emulator.control("POST", "/tokens/\(Self.token(1))/environment", body: #"{"environment":"production"}"#).status == 0)
@@ -95,7 +95,7 @@ import Testing
 
     @Test func aSilentAPNsHoldsAWorkerOnlyUntilTheDeadline() async throws {
         let emulator = try EmulatorFixture { $0.faults.latencyMilliseconds = 3000 }
-        let fixture = try ServerFixture(configure: { $0.testPushDeadline = .milliseconds(300) }, push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(configure: { $0.testPushDeadline = .milliseconds(300) }, push: try emulator.pushSettings())
         let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1)])
         let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: "{}")
         #expect(answer.status == 504 && answer.object["error"] == "apns_timeout", "\(answer.text)")
@@ -106,7 +106,7 @@ import Testing
         // One HTTP worker thread and an APNs that takes a second and a half: the sends wait
         // without it (each from its own arrival), so a health check is answered first.
         let emulator = try EmulatorFixture { $0.faults.latencyMilliseconds = 1500 }
-        let fixture = try ServerFixture(configure: { $0.limits.threads = 1 }, push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(configure: { $0.limits.threads = 1 }, push: try emulator.pushSettings())
         let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1)])
         let order = Locked([String]())
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -140,7 +140,7 @@ import Testing
     @Test func aTokenTakenOverGetsOnlyTheDefaultTextAndTakeoversAreLimited() async throws {
         let time = ManualTime(Date())
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings(), now: time.now)
         _ = try await user(fixture, "victim@example.com", tokens: [Self.token(1)])
         // Mallory learned the victim's token and registers it (in another case): the row moves to her.
         let mallory = try await fixture.signUp("mallory@example.com")
@@ -179,7 +179,7 @@ import Testing
     }
 
     @Test func notConfiguredIsASafeNoOp() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture.start()
         let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1)])
         let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: #"{"title":"x"}"#)
         #expect(answer.status == 503 && answer.object["error"] == "apns_not_configured", "\(answer.text)")
@@ -190,7 +190,7 @@ import Testing
 
     @Test func aNotificationAPNsWouldRefuseIsRefusedBeforeItsInboxRowIsStored() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let alice = try await user(fixture, "a@example.com", tokens: [Self.token(1)])
         let title = String(repeating: "T", count: 100_000)
         let answer = try await fixture.call("POST", "/functions/v1/send-test-push", bearer: alice.token, body: #"{"title":"\#(title)"}"#)
@@ -202,7 +202,7 @@ import Testing
 
     @Test func callersAndBodiesAreChecked() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings())
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings())
         let alice = try await user(fixture, "a@example.com", tokens: [])
         let anon = try await fixture.call("POST", "/functions/v1/send-test-push", body: "{}")
         #expect(anon.status == 401)

@@ -23,7 +23,7 @@ import Testing
     @Test(.ownThread) func everyEventReachesAReceiverThatFailsHangsAndRecovers() async throws {
         let time = ManualTime(Date())
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(configure: { $0.webhookTimeout = .seconds(1) }, push: try emulator.pushSettings(), now: time.now)
+        let fixture = try await ServerFixture.start(configure: { $0.webhookTimeout = .seconds(1) }, push: try emulator.pushSettings(), now: time.now)
         let directory = TemporaryDirectory("soar-webhooks")
         let log = directory.path + "/taken.jsonl"
         // The first verified request is answered 500, the second hangs past the server's timeout.
@@ -96,7 +96,7 @@ import Testing
     @Test(.ownThread) func aReceiverThatFailsForeverIsGivenUpAfterADay() async throws {
         let time = ManualTime(Date())
         let emulator = try EmulatorFixture()
-        let fixture = try ServerFixture(push: try emulator.pushSettings(), now: time.now)
+        let fixture = try await ServerFixture.start(push: try emulator.pushSettings(), now: time.now)
         let directory = TemporaryDirectory("soar-webhooks-failing")
         let receiver = try BackgroundProcess("/usr/bin/env", ["python3", Self.peer, Self.secret, directory.path + "/taken.jsonl", "--fail", "1000"])
         defer { receiver.stop() }
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func badEndpointsAreRefusedWithTheirReason() async throws {
-        let fixture = try ServerFixture()
+        let fixture = try await ServerFixture.start()
         let own = URL(string: fixture.url)!.port!
         for (body, status, words) in [
             (#"{"url":"ftp://127.0.0.1:9/x"}"#, 400, "http or https"),

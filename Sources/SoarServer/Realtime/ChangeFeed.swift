@@ -96,7 +96,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             guard !batch.isEmpty else { return }
             // Every delivery is worked out before any is sent: a read the store fails leaves the
             // whole batch to the next turn, so that nothing is lost and nothing comes twice.
-            var reads = BatchReads(changes: batch)
+            var reads = BatchReads(changes: batch, tables: store.tables)
             var deliveries: [(JSONValue, SubscriptionKey)] = []
             for subscription in subscriptions { deliveries += self.deliveries(batch, to: subscription, reads: &reads) }
             guard !reads.failed else { return }
@@ -132,26 +132,58 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
         last = max(last, expected - 1)
     }
 
-    /// What one batch of changes reads, once: each table's changed rows as the service role (one
-    /// `in.(...)` query a table), and its columns.
+    /// What one batch of changes reads, once for every subscription: the schema, each table's
+    /// changed rows as the service role (one `in.(...)` query a table), by key and by the value of
+    /// a column that `eq` filters name, and each table's columns.
     struct BatchReads {
         let changes: [RowChange]
+        let tables: [String: Table]
+        /// The tables the batch touches, and whether it deletes from each.
+        let touched: [String: Bool]
         var service: [String: [String: JSONValue]] = [:]
+        /// `table`, `column` → the column's value (as text) → the keys of the rows holding it.
+        var byValue: [String: [String: Set<String>]] = [:]
+        /// `table`, `type` → the keys (as text) the batch inserted or updated.
+        var keysByType: [String: Set<String>] = [:]
         var columns: [String: JSONValue] = [:]
         /// A read failed for a reason of the store's (not the caller's rights).
         var failed = false
+
+        init(changes: [RowChange], tables: [String: Table]) {
+            self.changes = changes
+            self.tables = tables
+            var touched: [String: Bool] = [:]
+            for change in changes { touched[change.table] = (touched[change.table] ?? false) || change.type == "DELETE" }
+            self.touched = touched
+        }
     }
 
     /// A batch's changes for one subscription, in order: each binding's rows read once as the
     /// subscriber (one `in.(...)` query), the right to read a table checked once for deletes.
-    /// Tables with a composite key are read a change at a time.
+    /// Tables with a composite key are read a change at a time. A subscription none of whose
+    /// bindings can see anything of the batch costs a lookup a binding, not a look at each change.
     private func deliveries(_ batch: [RowChange], to subscription: ChangeSubscription, reads: inout BatchReads) -> [(JSONValue, SubscriptionKey)] {
+        var candidates: [String: Set<String>] = [:]
+        var relevant = false
+        for binding in subscription.bindings {
+            for name in binding.table.map({ [$0] }) ?? Array(reads.touched.keys) {
+                guard let deletes = reads.touched[name], let table = reads.tables[name] else { continue }
+                if deletes || table.primaryKey.count != 1 {
+                    relevant = true
+                } else {
+                    let keys = self.candidates(name, key: table.primaryKey[0], binding: binding, reads: &reads)
+                    candidates[Self.slot(name, String(binding.id))] = keys
+                    relevant = relevant || !keys.isEmpty
+                }
+            }
+        }
+        guard relevant else { return [] }
         var out: [(JSONValue, SubscriptionKey)] = []
-        var visible: [Int: [String: JSONValue]] = [:]
+        var visible: [String: [String: JSONValue]] = [:]
         var readable: [String: Bool] = [:]
         for change in batch {
             let bindings = subscription.bindings.filter { $0.matches(table: change.table, type: change.type) }
-            guard !bindings.isEmpty, let table = store.tables[change.table] else { continue }
+            guard !bindings.isEmpty, let table = reads.tables[change.table] else { continue }
             let columns = reads.columns[change.table] ?? {
                 let made = JSONValue.array(table.columns.map { ["name": .string($0.name), "type": .string($0.type)] })
                 reads.columns[change.table] = made
@@ -178,8 +210,11 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
                     let found: JSONValue?
                     if table.primaryKey.count == 1 {
                         let key = table.primaryKey[0]
-                        if visible[binding.id] == nil { visible[binding.id] = rows(of: batch, key: key, binding: binding, table: change.table, as: subscription.identity, reads: &reads) }
-                        found = change.key[key].flatMap { visible[binding.id]?[Self.text($0)] }
+                        let slot = Self.slot(change.table, String(binding.id))
+                        if visible[slot] == nil {
+                            visible[slot] = rows(change.table, key: key, candidates: candidates[slot] ?? [], binding: binding, as: subscription.identity, reads: &reads)
+                        }
+                        found = change.key[key].flatMap { visible[slot]?[Self.text($0)] }
                     } else {
                         var query = [("select", "*")] + change.key.map { ($0.key, "eq." + Self.text($0.value)) }
                         if let filter = binding.filterParameter { query.append(filter) }
@@ -199,13 +234,19 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
         return out
     }
 
-    /// The batch's rows of `table` that `binding` may deliver, by key: those whose current row
-    /// (read once as the service role) meets its filter, read again as the subscriber.
-    private func rows(
-        of batch: [RowChange], key: String, binding: ChangeBinding, table: String, as identity: RealtimeIdentity, reads: inout BatchReads
-    ) -> [String: JSONValue] {
+    private static func slot(_ a: String, _ b: String) -> String { a + "\u{0}" + b }
+
+    /// The keys of the batch's rows of `table` (its key column `key`) that `binding` may deliver:
+    /// inserted or updated as its event says, and whose current row, read once as the service
+    /// role, meets its filter (looked up by value for `eq` on text, the common `user_id=eq.<id>`).
+    private func candidates(_ table: String, key: String, binding: ChangeBinding, reads: inout BatchReads) -> Set<String> {
         if reads.service[table] == nil {
-            let keys = Set(batch.filter { $0.table == table && $0.type != "DELETE" }.compactMap { $0.key[key].map(Self.text) })
+            var keys: Set<String> = []
+            for change in reads.changes where change.table == table && change.type != "DELETE" {
+                guard let value = change.key[key].map(Self.text) else { continue }
+                keys.insert(value)
+                reads.keysByType[Self.slot(table, change.type), default: []].insert(value)
+            }
             let rows = read(
                 table, [("select", "*"), (key, "in.(" + keys.map(Self.listed).joined(separator: ",") + ")")], as: RealtimeIdentity(role: "service_role"),
                 reads: &reads
@@ -213,9 +254,36 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             reads.service[table] = Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
         }
         let current = reads.service[table] ?? [:]
-        let candidates = Set(batch.filter { $0.table == table && $0.type != "DELETE" && binding.matches(table: table, type: $0.type) }
-            .compactMap { $0.key[key].map(Self.text) }
-            .filter { keyText in current[keyText].map { row in binding.filterParameter.map { Self.passes(row, $0) } ?? true } ?? false })
+        var keys: Set<String>
+        if let filter = binding.filterParameter {
+            let wanted = filter.value.dropFirst(3)
+            if filter.value.hasPrefix("eq."), Double(wanted) == nil {
+                // Text compared with text: equal exactly when the texts are (``passes(_:_:)``).
+                let slot = Self.slot(table, filter.name)
+                if reads.byValue[slot] == nil {
+                    var index: [String: Set<String>] = [:]
+                    for (keyText, row) in current {
+                        guard let value = row.objectValue?[filter.name], value != .null else { continue }
+                        index[Self.text(value), default: []].insert(keyText)
+                    }
+                    reads.byValue[slot] = index
+                }
+                keys = reads.byValue[slot]?[String(wanted)] ?? []
+            } else {
+                keys = Set(current.filter { Self.passes($0.value, filter) }.keys)
+            }
+        } else {
+            keys = Set(current.keys)
+        }
+        if binding.event != "*" { keys.formIntersection(reads.keysByType[Self.slot(table, binding.event)] ?? []) }
+        return keys
+    }
+
+    /// The rows of `table` with the `candidates` keys that `binding` may deliver, read as the
+    /// subscriber (its grants, policies and filter), by key.
+    private func rows(
+        _ table: String, key: String, candidates: Set<String>, binding: ChangeBinding, as identity: RealtimeIdentity, reads: inout BatchReads
+    ) -> [String: JSONValue] {
         guard !candidates.isEmpty else { return [:] }
         var query = [("select", "*"), (key, "in.(" + candidates.map(Self.listed).joined(separator: ",") + ")")]
         if let filter = binding.filterParameter { query.append(filter) }

@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func theProbeMonitorFollowsTheServer() async throws {
-        let server = try ServerFixture()
+        let server = try await ServerFixture.start()
         let up = ProbeNetworkMonitor(probe: URL(string: server.url + "/auth/v1/health")!)
         #expect(await up.check() && up.isOnline)
         let down = ProbeNetworkMonitor(probe: URL(string: "http://127.0.0.1:1/auth/v1/health")!)

@@ -62,7 +62,7 @@ import Testing
 
     @Test func aPushsPictureIsAStoragePathTheExtensionDownloads() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try ClientFixture(server: try ServerFixture(push: try emulator.pushSettings()))
+        let fixture = try ClientFixture(server: try await ServerFixture.start(push: try emulator.pushSettings()))
         let user = try await fixture.client.auth.signUp(email: ClientFixture.email(), password: "correct-horse").user.id
         let folder = user.uuidString.lowercased()
         _ = try await fixture.client.storage.from("avatars").upload("\(folder)/pic.png", data: Self.png, options: FileOptions(contentType: "image/png"))
