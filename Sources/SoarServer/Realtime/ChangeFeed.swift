@@ -96,7 +96,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             guard !batch.isEmpty else { return }
             // Every delivery is worked out before any is sent: a read the store fails leaves the
             // whole batch to the next turn, so that nothing is lost and nothing comes twice.
-            var reads = BatchReads(changes: batch, tables: store.tables)
+            var reads = BatchReads(changes: batch, tables: store.tables, subscriptions: subscriptions)
             var deliveries: [(JSONValue, SubscriptionKey)] = []
             for subscription in subscriptions { deliveries += self.deliveries(batch, to: subscription, reads: &reads) }
             guard !reads.failed else { return }
@@ -148,10 +148,18 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
         var columns: [String: JSONValue] = [:]
         /// A read failed for a reason of the store's (not the caller's rights).
         var failed = false
+        /// By table, the columns the subscriptions' filters name.
+        let filtered: [String: Set<String>]
 
-        init(changes: [RowChange], tables: [String: Table]) {
+        init(changes: [RowChange], tables: [String: Table], subscriptions: [ChangeSubscription]) {
             self.changes = changes
             self.tables = tables
+            var filtered: [String: Set<String>] = [:]
+            for binding in subscriptions.flatMap(\.bindings) {
+                guard let column = binding.filterParameter?.name else { continue }
+                for table in binding.table.map({ [$0] }) ?? Array(tables.keys) { filtered[table, default: []].insert(column) }
+            }
+            self.filtered = filtered
             var touched: [String: Bool] = [:]
             for change in changes { touched[change.table] = (touched[change.table] ?? false) || change.type == "DELETE" }
             self.touched = touched
@@ -247,10 +255,11 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
                 keys.insert(value)
                 reads.keysByType[Self.slot(table, change.type), default: []].insert(value)
             }
-            let rows = read(
-                table, [("select", "*"), (key, "in.(" + keys.map(Self.listed).joined(separator: ",") + ")")], as: RealtimeIdentity(role: "service_role"),
-                reads: &reads
-            ).rows
+            // Only what choosing needs: the key and the columns filters name.
+            let named = [key] + (reads.filtered[table] ?? []).filter { $0 != key && reads.tables[table]?.column($0) != nil }.sorted()
+            let rows = select(
+                table, [("select", named.joined(separator: ",")), (key, "in.(" + keys.map(Self.listed).joined(separator: ",") + ")")],
+                as: RealtimeIdentity(role: "service_role"), reads: &reads)
             reads.service[table] = Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
         }
         let current = reads.service[table] ?? [:]
@@ -285,16 +294,39 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
         _ table: String, key: String, candidates: Set<String>, binding: ChangeBinding, as identity: RealtimeIdentity, reads: inout BatchReads
     ) -> [String: JSONValue] {
         guard !candidates.isEmpty else { return [:] }
-        var query = [("select", "*"), (key, "in.(" + candidates.map(Self.listed).joined(separator: ",") + ")")]
+        var query = [(key, "in.(" + candidates.map(Self.listed).joined(separator: ",") + ")")]
         if let filter = binding.filterParameter { query.append(filter) }
-        let rows = read(table, query, as: identity, reads: &reads).rows
+        let rows = select(table, query, as: identity, reads: &reads)
         return Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
     }
 
     /// A value inside PostgREST's `in.(...)`, quoted when it holds what the list syntax uses.
     private static func listed(_ value: String) -> String {
-        guard value.contains(where: { ",()\" \\".contains($0) }) else { return value }
+        guard value.utf8.contains(where: { [UInt8(ascii: ","), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "\""), UInt8(ascii: " "), UInt8(ascii: "\\")].contains($0) })
+        else { return value }
         return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// A batch's read of `table`'s rows that PostgREST's parameters select, as
+    /// `identity`: through the store as the data API reads them (the same grants, policies and
+    /// rendering of each value as `select=*`), without the HTTP answer's encoding and parsing.
+    /// Rows the caller may not read are none; a failure of the store's marks the batch failed.
+    private func select(_ name: String, _ filters: [(String, String)], as identity: RealtimeIdentity, reads: inout BatchReads) -> [JSONValue] {
+        guard let table = reads.tables[name] else { return [] }
+        let access = Access(role: Access.Role(rawValue: identity.role) ?? .anon, userID: identity.userID)
+        do {
+            let query = try QueryParser(table: table).parse(filters.map { (name: $0.0, value: $0.1) })
+            let named = Set(query.outputs(of: table.columns.map(\.name)).map(\.column))
+            let columns = table.columns.indices.filter { named.contains(table.columns[$0].name) }
+            return try store.select(table, query, as: access, counting: false).rows.map { row in
+                .object(Dictionary(uniqueKeysWithValues: columns.map { (table.columns[$0].name, table.columns[$0].json(row[$0])) }))
+            }
+        } catch let error as StoreError {
+            if ServerError.store(error, role: access.role).status >= 500 { reads.failed = true }
+            return []
+        } catch {
+            return []
+        }
     }
 
     /// A batch's read: as ``read(_:_:as:)``, marking the batch failed when the store failed it.

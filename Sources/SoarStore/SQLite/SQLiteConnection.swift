@@ -81,6 +81,12 @@ final class SQLiteConnection: @unchecked Sendable {
 
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
+    /// Rows inserted, updated or deleted through this connection since it opened.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+    /// A reader's ``Statistics/generation`` when it opened.
+    var generation = 0
+
     /// Calls `handler` after each commit with the WAL's size in pages and this connection, on
     /// which the handler may checkpoint at once (as SQLite's own automatic checkpoints do). SQLite
     /// then no longer checkpoints on this connection by itself.

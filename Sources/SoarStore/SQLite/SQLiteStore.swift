@@ -25,6 +25,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let ownership: FileOwnership
     let writer: WriteBatcher
     private let checkpointer: Checkpointer
+    private let statistics = Statistics()
     /// Read-only connections not in use now.
     private let readers = Locked([SQLiteConnection]())
     let liveSessions = LiveSessions()
@@ -52,24 +53,41 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try connection.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
         let checkpointer = try Checkpointer(path: path)
         self.checkpointer = checkpointer
-        connection.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
+        let statistics = self.statistics
+        connection.onCommit { pages, writer in
+            checkpointer.committed(walPages: pages, writer: writer)
+            statistics.committed(writer: writer)
+        }
         writer = WriteBatcher(connection: connection)
         newlyApplied = try migrate()
         let loaded = try storedSchema()
         load(loaded)
         do { newlyApplied += try migrateApp(app).map(\.fileName) } catch { throw StoreError.unavailable(error.message) }
         try releaseLeases()
+        try analyze()
+        statistics.start { [weak self] () throws(StoreError) in try self?.analyze() }
+    }
+
+    /// Brings the query planner's statistics up to date (see ``Statistics``).
+    private func analyze() throws(StoreError) {
+        try write { connection throws(StoreError) in try connection.execute(Statistics.analyze) }
+        statistics.generation.withLock { $0 += 1 }
+        readers.withLock { $0.removeAll() }
     }
 
     public var location: String { "sqlite \(path)" }
 
     /// Commits the writes queued, stops the writer thread and drops the readers.
     public func close() {
+        statistics.stop()
         writer.stop(waiting: true)
         readers.withLock { $0.removeAll() }
     }
 
-    deinit { writer.stop(waiting: false) }
+    deinit {
+        statistics.stop()
+        writer.stop(waiting: false)
+    }
 
     /// Also unhealthy once the disk failed a checkpoint (see ``Checkpointer/failed``).
     public func ping() throws(StoreError) {
@@ -132,11 +150,16 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// Runs `body` on a read-only connection of the pool.
     func read<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
         let pooled = readers.withLock { $0.popLast() }
+        let generation = statistics.generation.withLock { $0 }
         let connection: SQLiteConnection
-        if let pooled { connection = pooled } else { connection = try SQLiteConnection(path: path, readOnly: true) }
+        if let pooled { connection = pooled } else {
+            connection = try SQLiteConnection(path: path, readOnly: true)
+            connection.generation = generation
+        }
         defer {
             connection.context.set(nil, at: nil)
-            readers.withLock { $0.append(connection) }
+            // One opened before the latest statistics is let go (see ``Statistics``).
+            if connection.generation == statistics.generation.withLock({ $0 }) { readers.withLock { $0.append(connection) } }
         }
         return try body(connection)
     }

@@ -1,0 +1,53 @@
+import CSQLite
+import Foundation
+import SoarCore
+
+/// The query planner's statistics kept current, as Postgres's autovacuum analyzes its tables.
+///
+/// Without them SQLite guesses that an equality on an indexed column matches about ten rows: a
+/// read of a user's rows by id (`id IN (…)` under the policy `auth.uid() = user_id`) then walks
+/// the index of every row the user has, however many. So the writer runs `ANALYZE` (sampled:
+/// `analysis_limit`) when the file is opened and, checked every second, once the rows
+/// written since the last analysis reach a tenth of those written before it (at least 1,000);
+/// the readers are then opened again, since a connection loads the statistics when it opens.
+final class Statistics: @unchecked Sendable {
+    static let interval: DispatchTimeInterval = .seconds(1)
+    static let analyze = "PRAGMA analysis_limit = 1000; ANALYZE;"
+
+    /// Rows the writer had changed (`sqlite3_total_changes64`) at its latest commit.
+    private let changed = Locked<Int64>(0)
+    /// The same at the latest analysis (queue only).
+    private var analyzedAt: Int64 = 0
+    private let queue = DispatchQueue(label: "soar.sqlite.statistics")
+    private var timer: DispatchSourceTimer?
+    /// Counted up by each analysis: readers opened before it are dropped when they come back.
+    let generation = Locked(0)
+
+    /// On the writer, at each commit.
+    func committed(writer: SQLiteConnection) {
+        let total = writer.totalChanges
+        changed.withLock { $0 = total }
+    }
+
+    /// Checks every ``interval`` whether an analysis is due; `run` runs one through the writer
+    /// (and counts up ``generation``).
+    func start(_ run: @escaping @Sendable () throws(StoreError) -> Void) {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval, leeway: .milliseconds(200))
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let total = self.changed.withLock { $0 }
+            guard total - self.analyzedAt >= max(1000, self.analyzedAt / 10) else { return }
+            // A failure (the disk's) is the writer's to report; the next turn tries again.
+            guard (try? run()) != nil else { return }
+            self.analyzedAt = total
+        }
+        timer.resume()
+        self.timer = timer
+    }
+
+    func stop() {
+        timer?.cancel()
+        queue.sync {}
+    }
+}
