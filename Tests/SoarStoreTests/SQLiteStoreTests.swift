@@ -24,6 +24,27 @@ import Testing
         return id
     }
 
+    /// Statistics follow the data (Statistics): once a user's todos outnumber a read's ids, a
+    /// read by id under the owner's equality walks the primary key, not every row the user has.
+    @Test(.ownThread) func theQueryPlannersStatisticsFollowTheWrites() throws {
+        let store = try open()
+        let owner = try user(store, "stats@example.com")
+        let ids = (0..<200).map { _ in RandomUUID.lowercase() }
+        let plan = { () throws -> String in
+            let list = ids.map { "'\($0)'" }.joined(separator: ",")
+            return try store.read { connection throws(StoreError) in
+                try connection.rows("EXPLAIN QUERY PLAN SELECT * FROM todos WHERE id IN (\(list)) AND user_id = '\(owner)'").compactMap { $0.last?.text }.joined()
+            }
+        }
+        #expect(try plan().contains("todos_user_id_sort_order"), "a fresh file: SQLite guesses a user has ten rows")
+        try store.write { connection throws(StoreError) in
+            for index in 0..<3000 {
+                try connection.rows("INSERT INTO todos (id, user_id, title) VALUES ($1, $2, $3)", [.text(RandomUUID.lowercase()), .text(owner), .text("todo \(index)")])
+            }
+        }
+        #expect(eventually(within: .seconds(20)) { (try? plan())?.contains("sqlite_autoindex_todos_1") == true }, "\((try? plan()) ?? "")")
+    }
+
     @Test func theWALIsCopiedIntoTheFileBesideTheWriter() throws {
         let store = try open()
         let owner = try user(store, "wal@example.com")
