@@ -10,12 +10,36 @@ struct Router: Sendable {
         /// The pattern, used as the metrics and log label (never the raw path).
         let label: String
         let handler: Handler
+        /// Each segment's parameter name, nil for a literal one (worked out once, not per request).
+        let names: [String?]
+        /// The last segment is `{name*}`: it takes the rest of the path.
+        let takesRest: Bool
+
+        init(methods: Set<String>, pattern: String, handler: @escaping Handler) {
+            self.methods = methods
+            let segments = pattern.split(separator: "/")
+            let takesRest = segments.last?.hasSuffix("*}") ?? false
+            self.segments = segments
+            self.takesRest = takesRest
+            label = pattern
+            self.handler = handler
+            names = segments.enumerated().map { index, segment in
+                guard segment.hasPrefix("{") else { return nil }
+                return String(segment.dropFirst().dropLast(takesRest && index == segments.count - 1 ? 2 : 1))
+            }
+        }
     }
 
     private(set) var routes: [Route] = []
+    /// Routes by their first segment, in the order they were added (those that begin with a
+    /// parameter under ""): a request looks only at those its path could match.
+    private var byFirst: [Substring: [Int]] = [:]
 
     mutating func add(_ methods: Set<String>, _ pattern: String, _ handler: @escaping Handler) {
-        routes.append(Route(methods: methods, segments: pattern.split(separator: "/"), label: pattern, handler: handler))
+        let route = Route(methods: methods, pattern: pattern, handler: handler)
+        let first = route.names.first.map { $0 == nil ? route.segments[0] : "" } ?? ""
+        byFirst[first, default: []].append(routes.count)
+        routes.append(route)
     }
 
     /// What follows the first `count` segments of `path` and the slash after them, as written.
@@ -32,18 +56,20 @@ struct Router: Sendable {
     /// last segment `{name*}` takes the rest of the path, slashes and all (a storage object's name).
     func match(_ method: String, _ path: String) -> (route: Route?, parameters: [String: String], methodAllowed: Bool) {
         let parts = path.split(separator: "/")
+        let literal = parts.first.flatMap { byFirst[$0] } ?? []
+        let open = byFirst[""] ?? []
+        // The two lists merged in the order the routes were added: the first added wins.
+        let candidates = open.isEmpty ? literal : (literal + open).sorted()
         var pathMatched = false
-        for route in routes {
-            let rest = route.segments.last.map { $0.hasSuffix("*}") } ?? false
-            guard rest ? parts.count >= route.segments.count : parts.count == route.segments.count else { continue }
+        for index in candidates {
+            let route = routes[index]
+            guard route.takesRest ? parts.count >= route.segments.count : parts.count == route.segments.count else { continue }
             var parameters: [String: String] = [:]
             var matched = true
-            for (index, (pattern, part)) in zip(route.segments, parts).enumerated() {
-                if rest, index == route.segments.count - 1 {
+            for (position, (pattern, part)) in zip(route.segments, parts).enumerated() {
+                if let name = route.names[position] {
                     // As written, empty parts and all: a storage key's `//` is the key's to refuse.
-                    parameters[String(pattern.dropFirst().dropLast(2))] = Self.remainder(of: path, after: index)
-                } else if pattern.hasPrefix("{") {
-                    parameters[String(pattern.dropFirst().dropLast())] = String(part)
+                    parameters[name] = route.takesRest && position == route.segments.count - 1 ? Self.remainder(of: path, after: position) : String(part)
                 } else if pattern != part {
                     matched = false
                     break

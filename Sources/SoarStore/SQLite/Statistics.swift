@@ -8,16 +8,21 @@ import SoarCore
 /// read of a user's rows by id (`id IN (…)` under the policy `auth.uid() = user_id`) then walks
 /// the index of every row the user has, however many. So the writer runs `ANALYZE` (sampled:
 /// `analysis_limit`) when the file is opened and, checked every second, once the rows
-/// written since the last analysis reach a tenth of those written before it (at least 1,000);
+/// written since the last analysis reach a tenth of those written before it (at least 1,000)
+/// and 10 s have passed since the one before (the first needs no wait);
 /// the readers are then opened again, since a connection loads the statistics when it opens.
 final class Statistics: @unchecked Sendable {
     static let interval: DispatchTimeInterval = .seconds(1)
+    /// The least time between two analyses: each takes the writer for some milliseconds and
+    /// sends the readers' prepared statements back to be prepared again.
+    static let spacing: TimeInterval = 10
     static let analyze = "PRAGMA analysis_limit = 1000; ANALYZE;"
 
     /// Rows the writer had changed (`sqlite3_total_changes64`) at its latest commit.
     private let changed = Locked<Int64>(0)
-    /// The same at the latest analysis (queue only).
+    /// The same at the latest analysis, and when it ran (queue only).
     private var analyzedAt: Int64 = 0
+    private var analyzedTime = Date.distantPast
     private let queue = DispatchQueue(label: "soar.sqlite.statistics")
     private var timer: DispatchSourceTimer?
     /// Counted up by each analysis: readers opened before it are dropped when they come back.
@@ -37,10 +42,11 @@ final class Statistics: @unchecked Sendable {
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             let total = self.changed.withLock { $0 }
-            guard total - self.analyzedAt >= max(1000, self.analyzedAt / 10) else { return }
+            guard total - self.analyzedAt >= max(1000, self.analyzedAt / 10), Date().timeIntervalSince(self.analyzedTime) >= Self.spacing else { return }
             // A failure (the disk's) is the writer's to report; the next turn tries again.
             guard (try? run()) != nil else { return }
             self.analyzedAt = total
+            self.analyzedTime = Date()
         }
         timer.resume()
         self.timer = timer
