@@ -85,7 +85,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     deinit {
-        statistics.stop()
+        statistics.cancel()
         writer.stop(waiting: false)
     }
 

@@ -52,8 +52,13 @@ final class Statistics: @unchecked Sendable {
         self.timer = timer
     }
 
+    /// Stops the checks and waits for one under way.
     func stop() {
-        timer?.cancel()
+        cancel()
         queue.sync {}
     }
+
+    /// Stops the checks without waiting: for the store's deinit, which may run on this queue
+    /// (a check holding the store's last reference).
+    func cancel() { timer?.cancel() }
 }
