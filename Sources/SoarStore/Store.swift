@@ -105,7 +105,7 @@ extension DataStore {
 }
 
 /// Everything `soar serve` keeps.
-public protocol Store: DataStore, AuthStore, PushJobStore, WebhookStore, AdminStore, ChangeLog, ChannelAuthorizing {
+public protocol Store: DataStore, AuthStore, PushJobStore, WebhookStore, AdminStore, ConsoleCounting, ChangeLog, ChannelAuthorizing {
     /// Where the data lives, for the start-up banner (never with a password).
     var location: String { get }
     /// The migrations this open applied, Soar's own then the app's (empty when up to date).

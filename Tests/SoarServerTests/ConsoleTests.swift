@@ -146,9 +146,17 @@ import Testing
         let user = try await fixture.signUp("console-push@example.com")
         let token = String(repeating: "5c", count: 32)
         #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(token)","platform":"ios"}"#).status == 201)
+        let other = try await fixture.signUp("console-push-2@example.com")
+        let production = #"{"token":"\#(String(repeating: "6d", count: 32))","platform":"ios","environment":"production","bundle_id":"com.example.app"}"#
+        #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: other.token, body: production).status == 201)
         let (cookie, csrf) = try await Self.signIn(fixture)
+        // Counted by the database, grouped (not read row by row).
+        let overview = try await Self.console(fixture, "GET", "/console/api/overview", cookie: cookie)
+        #expect(overview.object["devices"] == 2, "\(overview.text)")
+        #expect(overview.object["devices_by_environment"] == ["unknown": 1, "production": 1], "\(overview.text)")
+        #expect(overview.object["devices_by_bundle"] == ["default": 1, "com.example.app": 1], "\(overview.text)")
         let devices = try await Self.console(fixture, "GET", "/console/api/devices", cookie: cookie)
-        #expect(devices.rows.first?["token"] == .string(token) && devices.rows.first?["email"] == "console-push@example.com", "\(devices.text)")
+        #expect(devices.rows.contains { $0["token"] == .string(token) && $0["email"] == "console-push@example.com" }, "\(devices.text)")
         let unknown = try await Self.console(
             fixture, "POST", "/console/api/compose", cookie: cookie, csrf: csrf, body: #"{"audience":"nobody@example.com","title":"Hi","body":"There"}"#)
         #expect(unknown.status == 404, "\(unknown.text)")

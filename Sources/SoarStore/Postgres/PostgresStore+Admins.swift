@@ -36,4 +36,9 @@ extension PostgresStore {
     public func deleteAdminSession(tokenHash: String) throws(StoreError) {
         try run { connection throws(StoreError) in try Self.adminQueries.deleteSession(tokenHash: tokenHash, on: connection) }
     }
+
+    public func deviceCounts() throws(StoreError) -> [DeviceCount] {
+        guard let table = tables["device_tokens"] else { return [] }
+        return try run { connection throws(StoreError) in try DeviceCounting(dialect: .postgres).counts(table, on: connection) }
+    }
 }

@@ -36,4 +36,9 @@ extension SQLiteStore {
     public func deleteAdminSession(tokenHash: String) throws(StoreError) {
         try write { connection throws(StoreError) in try Self.adminQueries.deleteSession(tokenHash: tokenHash, on: connection) }
     }
+
+    public func deviceCounts() throws(StoreError) -> [DeviceCount] {
+        guard let table = tables["device_tokens"] else { return [] }
+        return try read { connection throws(StoreError) in try DeviceCounting(dialect: .sqlite).counts(table, on: connection) }
+    }
 }
