@@ -59,11 +59,19 @@ async def main():
                           json={"audience": "all", "title": "Live", "body": "As it happens"})
         expect(sent.status_code == 202, f"composed: {sent.text}")
         send_id = sent.json()["send_id"]
-        delivered = None
+        # Each change of the send's progress arrives; a loaded test machine may take its time to
+        # deliver, so the wait is long and a failure says what was seen last.
+        delivered, seen, deadline = None, None, asyncio.get_running_loop().time() + 45
         while delivered is None:
-            message = json.loads(await asyncio.wait_for(socket.recv(), 10))
+            left = deadline - asyncio.get_running_loop().time()
+            expect(left > 0, f"the send's delivery never arrived on the channel; last seen: {seen}")
+            try:
+                message = json.loads(await asyncio.wait_for(socket.recv(), left))
+            except asyncio.TimeoutError:
+                expect(False, f"the send's delivery never arrived on the channel; last seen: {seen}")
             if message["event"] == "broadcast" and message["payload"]["event"] == "sends":
                 row = next((s for s in message["payload"]["payload"] if s["send_id"] == send_id), None)
+                seen = row or seen
                 if row and row["pending"] == 0 and row["delivered"] == 1:
                     delivered = row
         expect(delivered["total"] == 1, f"the send's progress: {delivered}")

@@ -184,7 +184,7 @@ import Testing
         let (cookie, csrf) = try await Self.signIn(fixture)
         let origin = try #require(fixture.server.consoleURL).replacingOccurrences(of: "/console/", with: "")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Peers/console_live.py").standardized.path
-        let run = try ProcessRunner.run("python3", [script, origin, cookie, csrf, fixture.url, fixture.anonKey, user.token], timeout: 60)
+        let run = try ProcessRunner.run("python3", [script, origin, cookie, csrf, fixture.url, fixture.anonKey, user.token], timeout: 90)
         #expect(run.status == 0 && run.stdout.contains("ok"), "\(run.stdout)\n\(run.stderr)")
     }
 
