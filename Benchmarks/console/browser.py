@@ -2,6 +2,7 @@
   browser.py URL EMAIL PASSWORD load          the first page's load, all assets, cache off: JSON {bytes, ms} of 5 loads
   browser.py URL EMAIL PASSWORD watch SECONDS  signed in, the Sends page open and live (its realtime channel joined) for SECONDS"""
 import json
+import signal
 import statistics
 import sys
 import time
@@ -12,6 +13,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 url, email, password, mode = sys.argv[1:5]
+# The run script stops a watching browser with SIGTERM: leave through `finally`, so that Chromium
+# and chromedriver are quit too instead of left running.
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 options = webdriver.ChromeOptions()
 for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]:
     options.add_argument(flag)
