@@ -73,7 +73,7 @@ struct ConsoleAPI: Sendable {
         guard (request.headers["content-type"] ?? "").lowercased().hasPrefix("application/json") else {
             throw ConsoleError(415, "invalid_request", "Sign in with a JSON body")
         }
-        if let origin = request.headers["origin"], let host = request.headers["host"], !origin.hasSuffix("//" + host) {
+        if Self.origin(of: request) == false {
             throw ConsoleError(403, "cross_origin", "Sign-ins come from the console's own page")
         }
         guard let body = try? JSONValue.read(request.body), let email = body.objectValue?["email"]?.stringValue,
@@ -205,6 +205,13 @@ struct ConsoleAPI: Sendable {
 
     private func pushed<T>(_ work: () throws(PushError) -> T) throws(ConsoleError) -> T {
         do { return try work() } catch { throw ConsoleError(error.status, error.code, error.message) }
+    }
+
+    /// Whether the browser says the request comes from the console's own origin; nil when it
+    /// cannot be told (no `Origin` or no `Host` header).
+    static func origin(of request: HTTPRequest) -> Bool? {
+        guard let origin = request.headers["origin"], let host = request.headers["host"] else { return nil }
+        return origin.hasSuffix("//" + host)
     }
 
     /// Compared in time that does not depend on where they differ.

@@ -61,7 +61,7 @@ final class ConsoleLive: @unchecked Sendable {
     /// The WebSocket handshake for a signed-in administrator's page: only from the console's own
     /// origin (a browser sends the cookie with another site's handshake too).
     func upgrade(_ request: HTTPRequest) throws(ConsoleError) -> HTTPResponse {
-        guard let origin = request.headers["origin"], let host = request.headers["host"], origin.hasSuffix("//" + host) else {
+        guard ConsoleAPI.origin(of: request) == true else {
             throw ConsoleError(403, "cross_origin", "The console's live channel opens only from the console's own page")
         }
         if let refusal = RealtimeEndpoints.handshakeRefusal(request) { return refusal }
