@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "SoarConsoleAssets", resources: [.embedInCode("assets")]),
         .target(name: "SoarServer", dependencies: ["SoarRealtime", "SoarCore", "SoarCrypto", "SoarHTTP", "SoarSchema", "SoarStore", "SoarAuth", "SoarPush", "SoarStorage", "SoarConsoleAssets"]),
         .target(name: "SoarCommands", dependencies: ["SoarCore", "SoarSchema", "SoarStore", "SoarStorage", "SoarCrypto", "SoarAPNs", "SoarEmulator", "SoarPush", "SoarRealtime", "SoarServer", "SoarClient", "SoarClientTesting"]),
-        .executableTarget(name: "soar", dependencies: ["SoarCommands"]),
+        .executableTarget(name: "soar", dependencies: ["SoarCommands", "SoarCrypto"]),
         .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCore", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient", "SoarClientTesting"]),
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),

@@ -152,16 +152,21 @@ final class H2Transport: Transport, EventLoopDriver, @unchecked Sendable {
     }
 
     /// Resolves the host on another thread, so a slow resolver never holds up open connections.
+    /// That thread holds the transport only weakly: a resolve that outlives the client must not
+    /// be the one to free it (and its TLS context) while the process exits.
     private func resolve() {
-        let (resolver, host, port) = (options.resolver, endpoint.host, endpoint.port)
-        DispatchQueue.global().async { [self] in
+        let (resolver, host, port, loop) = (options.resolver, endpoint.host, endpoint.port, loop!)
+        DispatchQueue.global().async { [weak self] in
             let result: Result<[ResolvedAddress], TransportError>
             do throws(ResolveError) {
                 result = .success(try resolver(host, port))
             } catch {
                 result = .failure(TransportError(.unreachable, error.description))
             }
-            loop.execute { [self] in apply(pool.resolved(result, now: loop.now)) }
+            loop.execute { [weak self] in
+                guard let self else { return }
+                apply(pool.resolved(result, now: loop.now))
+            }
         }
     }
 
