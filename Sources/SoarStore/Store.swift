@@ -122,5 +122,13 @@ public protocol Store: DataStore, AuthStore, PushJobStore, WebhookStore, AdminSt
     func migrateApp(_ files: [MigrationFile]) throws(MigrationError) -> [MigrationFile]
     /// The app's migrations applied so far, in order.
     func appliedAppMigrations() throws(StoreError) -> [AppliedMigration]
+    /// Runs `body`, the reads the calling thread makes in it seeing one state of the data where
+    /// the store can do that cheaply (SQLite: one read transaction on one connection, whose page
+    /// cache then serves every read of it; elsewhere each read as usual).
+    func snapshot<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T
     func close()
+}
+
+extension Store {
+    public func snapshot<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try body() }
 }

@@ -21,6 +21,8 @@ extension ChangeFeed {
         var byValue: [String: [String: Set<String>]] = [:]
         /// `table`, `type` → the keys (as text) the batch inserted or updated.
         var keysByType: [String: Set<String>] = [:]
+        /// `table` → a changed row's key as text → the key's value.
+        var keyValues: [String: [String: JSONValue]] = [:]
         var columns: [String: JSONValue] = [:]
         /// A read failed for a reason of the store's (not the caller's rights).
         var failed = false
@@ -125,17 +127,17 @@ extension ChangeFeed {
     /// role, meets its filter (looked up by value for `eq` on text, the common `user_id=eq.<id>`).
     private func candidates(_ table: String, key: String, binding: ChangeBinding, reads: inout BatchReads) -> Set<String> {
         if reads.service[table] == nil {
-            var keys: Set<String> = []
+            var keys: [String: JSONValue] = [:]
             for change in reads.changes where change.table == table && change.type != "DELETE" {
-                guard let value = change.key[key].map(Self.text) else { continue }
-                keys.insert(value)
-                reads.keysByType[Self.slot(table, change.type), default: []].insert(value)
+                guard let value = change.key[key] else { continue }
+                let text = Self.text(value)
+                keys[text] = value
+                reads.keysByType[Self.slot(table, change.type), default: []].insert(text)
             }
             // Only what choosing needs: the key and the columns filters name.
             let named = [key] + (reads.filtered[table] ?? []).filter { $0 != key && reads.tables[table]?.column($0) != nil }.sorted()
-            let rows = select(
-                table, [("select", named.joined(separator: ",")), (key, "in.(" + keys.map(Self.listed).joined(separator: ",") + ")")],
-                as: RealtimeIdentity(role: "service_role"), reads: &reads)
+            reads.keyValues[table] = keys
+            let rows = select(table, columns: named, key: key, in: Array(keys.values), as: RealtimeIdentity(role: "service_role"), reads: &reads)
             reads.service[table] = Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
         }
         let current = reads.service[table] ?? [:]
@@ -170,32 +172,31 @@ extension ChangeFeed {
         _ table: String, key: String, candidates: Set<String>, binding: ChangeBinding, as identity: RealtimeIdentity, reads: inout BatchReads
     ) -> [String: JSONValue] {
         guard !candidates.isEmpty else { return [:] }
-        var query = [(key, "in.(" + candidates.map(Self.listed).joined(separator: ",") + ")")]
-        if let filter = binding.filterParameter { query.append(filter) }
-        let rows = select(table, query, as: identity, reads: &reads)
+        let keys = candidates.compactMap { reads.keyValues[table]?[$0] }
+        let rows = select(table, key: key, in: keys, filter: binding.filterParameter, as: identity, reads: &reads)
         return Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// A value inside PostgREST's `in.(...)`, quoted when it holds what the list syntax uses.
-    private static func listed(_ value: String) -> String {
-        guard value.utf8.contains(where: { [UInt8(ascii: ","), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "\""), UInt8(ascii: " "), UInt8(ascii: "\\")].contains($0) })
-        else { return value }
-        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-
-    /// A batch's read of `table`'s rows that PostgREST's parameters select, as
-    /// `identity`: through the store as the data API reads them (the same grants, policies and
-    /// rendering of each value as `select=*`), without the HTTP answer's encoding and parsing.
-    /// Rows the caller may not read are none; a failure of the store's marks the batch failed.
-    private func select(_ name: String, _ filters: [(String, String)], as identity: RealtimeIdentity, reads: inout BatchReads) -> [JSONValue] {
-        guard let table = reads.tables[name] else { return [] }
+    /// A batch's read of the rows of `name` whose `key` is one of `keys` (and that meet `filter`),
+    /// as `identity`: through the store as the data API reads them (the same grants, policies and
+    /// rendering of each value as `select=*`), the key list handed over as values rather than
+    /// written out as PostgREST's `in.(...)` and parsed back. `columns` nil reads them all. Rows
+    /// the caller may not read are none; a failure of the store's marks the batch failed.
+    private func select(
+        _ name: String, columns: [String]? = nil, key: String, in keys: [JSONValue], filter: (name: String, value: String)? = nil,
+        as identity: RealtimeIdentity, reads: inout BatchReads
+    ) -> [JSONValue] {
+        guard let table = reads.tables[name], let keyColumn = table.column(key) else { return [] }
         let access = Access(role: Access.Role(rawValue: identity.role) ?? .anon, userID: identity.userID)
         do {
-            let query = try QueryParser(table: table).parse(filters.map { (name: $0.0, value: $0.1) })
+            var query = try filter.map { try QueryParser(table: table).parse([$0]) } ?? RowQuery()
+            let byKey = RowQuery.Condition.compare(column: key, op: .in, operand: .list(try keys.map { value throws(StoreError) in try keyColumn.storable(value) }))
+            query.condition = query.condition.map { .all([byKey, $0]) } ?? byKey
+            if let columns { query.outputs = columns.map { RowQuery.Output(column: $0, key: $0) } }
             let named = Set(query.outputs(of: table.columns.map(\.name)).map(\.column))
-            let columns = table.columns.indices.filter { named.contains(table.columns[$0].name) }
+            let indices = table.columns.indices.filter { named.contains(table.columns[$0].name) }
             return try store.select(table, query, as: access, counting: false).rows.map { row in
-                .object(Dictionary(uniqueKeysWithValues: columns.map { (table.columns[$0].name, table.columns[$0].json(row[$0])) }))
+                .object(Dictionary(uniqueKeysWithValues: indices.map { (table.columns[$0].name, table.columns[$0].json(row[$0])) }))
             }
         } catch let error as StoreError {
             if ServerError.store(error, role: access.role).status >= 500 { reads.failed = true }

@@ -90,16 +90,20 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             }
             if last < 0 { last = try startAt.withLock({ $0 }) ?? store.lastChangeID() }
             startAt.withLock { $0 = nil }
-            let batch = try store.changes(after: last, missing: gaps.keys.sorted(), limit: 500)
+            // The log and the rows are read in one snapshot: on SQLite one read transaction, whose
+            // page cache serves the rows' second read (as each subscriber) after the first.
+            let (batch, deliveries, failed) = try store.snapshot { () throws(StoreError) in
+                let batch = try store.changes(after: last, missing: gaps.keys.sorted(), limit: 500)
+                // Every delivery is worked out before any is sent: a read the store fails leaves the
+                // whole batch to the next turn, so that nothing is lost and nothing comes twice.
+                var reads = BatchReads(changes: batch, tables: store.tables, subscriptions: subscriptions)
+                var deliveries: [(JSONValue, SubscriptionKey)] = []
+                for subscription in subscriptions where !batch.isEmpty { deliveries += self.deliveries(batch, to: subscription, reads: &reads) }
+                return (batch, deliveries, reads.failed)
+            }
             let now = Date()
             gaps = gaps.filter { now.timeIntervalSince($0.value) < Self.gapPatience }
-            guard !batch.isEmpty else { return }
-            // Every delivery is worked out before any is sent: a read the store fails leaves the
-            // whole batch to the next turn, so that nothing is lost and nothing comes twice.
-            var reads = BatchReads(changes: batch, tables: store.tables, subscriptions: subscriptions)
-            var deliveries: [(JSONValue, SubscriptionKey)] = []
-            for subscription in subscriptions { deliveries += self.deliveries(batch, to: subscription, reads: &reads) }
-            guard !reads.failed else { return }
+            guard !batch.isEmpty, !failed else { return }
             advance(past: batch, now: now)
             for (payload, key) in deliveries { realtime.deliver(payload, to: key) }
         } catch {

@@ -2,6 +2,7 @@ import Foundation
 import SoarCore
 import SoarMigrations
 import SoarSchema
+import Synchronization
 
 /// When a commit to the SQLite file is on disk, and so what an acknowledged write survives.
 public enum SQLiteSynchronous: String, Sendable, CaseIterable {
@@ -28,6 +29,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let statistics = Statistics()
     /// Read-only connections not in use now.
     private let readers = Locked([SQLiteConnection]())
+    /// The connection each thread inside ``snapshot(_:)`` reads through, and how many are.
+    private let held = Locked([pthread_t: SQLiteConnection]())
+    private let snapshots = Atomic(0)
     let liveSessions = LiveSessions()
     /// Push workers' claims on jobs (see ``JobClaims``).
     let jobClaims = Locked(JobClaims())
@@ -149,6 +153,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Runs `body` on a read-only connection of the pool.
     func read<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        if snapshots.load(ordering: .acquiring) > 0, let held = held.withLock({ $0[pthread_self()] }) {
+            defer { held.context.set(nil, at: nil) }
+            return try body(held)
+        }
         let pooled = readers.withLock { $0.popLast() }
         let generation = statistics.generation.withLock { $0 }
         let connection: SQLiteConnection
@@ -162,5 +170,25 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             if connection.generation == statistics.generation.withLock({ $0 }) { readers.withLock { $0.append(connection) } }
         }
         return try body(connection)
+    }
+
+    /// Every read the calling thread makes in `body` goes through one connection in one read
+    /// transaction. A read transaction that starts after another connection's commit starts with
+    /// an empty page cache; realtime's change feed reads the same rows several times a turn while
+    /// the writer commits every few milliseconds, and read them cold each time.
+    public func snapshot<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let thread = pthread_self()
+        if held.withLock({ $0[thread] }) != nil { return try body() }
+        return try read { connection throws(StoreError) in
+            try connection.execute("BEGIN")
+            held.withLock { $0[thread] = connection }
+            snapshots.add(1, ordering: .releasing)
+            defer {
+                snapshots.subtract(1, ordering: .releasing)
+                held.withLock { $0[thread] = nil }
+                try? connection.execute("COMMIT")
+            }
+            return try body()
+        }
     }
 }
