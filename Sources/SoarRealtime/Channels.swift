@@ -351,9 +351,9 @@ final class Channels {
 
 extension Channels {
     /// A change for a subscription: sent on its topic if the socket still follows it.
-    func deliver(_ payload: JSONValue, to key: SubscriptionKey) {
+    func deliver(_ payload: [UInt8], to key: SubscriptionKey) {
         guard let client = driver.client(serial: key.socket), let channel = client.joined[key.topic], !channel.bindings.isEmpty else { return }
-        client.send(PhoenixMessage(joinRef: channel.joinRef, topic: key.topic, event: "postgres_changes", payload: payload))
+        client.send(joinRef: channel.joinRef, topic: key.topic, event: "postgres_changes", payload: payload)
     }
 }
 

@@ -59,6 +59,37 @@ struct PhoenixMessage: Equatable {
         }
     }
 
+    /// A server message (no `ref`) around a payload already written as JSON: a database change is
+    /// written once, where it is read, rather than kept as values and written on the loop.
+    static func encoded(joinRef: String?, topic: String, event: String, payload: [UInt8], _ version: Version) -> Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(payload.count + topic.utf8.count + 64)
+        let joinRef = joinRef.map(JSONValue.string) ?? .null
+        switch version {
+        case .v1:
+            out.append(contentsOf: #"{"event":"#.utf8)
+            JSONValue.string(event).write(to: &out)
+            out.append(contentsOf: #","join_ref":"#.utf8)
+            joinRef.write(to: &out)
+            out.append(contentsOf: #","payload":"#.utf8)
+            out.append(contentsOf: payload)
+            out.append(contentsOf: #","ref":null,"topic":"#.utf8)
+            JSONValue.string(topic).write(to: &out)
+            out.append(UInt8(ascii: "}"))
+        case .v2:
+            out.append(UInt8(ascii: "["))
+            joinRef.write(to: &out)
+            out.append(contentsOf: ",null,".utf8)
+            JSONValue.string(topic).write(to: &out)
+            out.append(UInt8(ascii: ","))
+            JSONValue.string(event).write(to: &out)
+            out.append(UInt8(ascii: ","))
+            out.append(contentsOf: payload)
+            out.append(UInt8(ascii: "]"))
+        }
+        return Data(out)
+    }
+
     /// The answer to this message: `phx_reply` with its refs.
     func reply(_ status: String, _ response: JSONValue = [:]) -> PhoenixMessage {
         PhoenixMessage(joinRef: joinRef, ref: ref, topic: topic, event: "phx_reply", payload: ["status": .string(status), "response": response])

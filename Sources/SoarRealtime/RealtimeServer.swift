@@ -76,10 +76,12 @@ public final class RealtimeServer: @unchecked Sendable {
     /// The channels following database changes now (any thread).
     public func changeSubscriptions() -> [ChangeSubscription] { driver.subscriptions.withLock { Array($0.values) } }
 
-    /// Sends a `postgres_changes` payload (`{"ids", "data"}`) to one subscription, if it is still there.
-    public func deliver(_ payload: JSONValue, to key: SubscriptionKey) {
+    /// Sends `postgres_changes` payloads (`{"ids", "data"}`, already written as JSON) each to its
+    /// subscription if it is still there, in order, in one task of the loop.
+    public func deliver(_ deliveries: [(payload: [UInt8], key: SubscriptionKey)]) {
+        guard !deliveries.isEmpty else { return }
         let driver = self.driver
-        loop.execute { driver.channels.deliver(payload, to: key) }
+        loop.execute { for delivery in deliveries { driver.channels.deliver(delivery.payload, to: delivery.key) } }
     }
 
     /// Closes every socket and stops the loop.
@@ -330,6 +332,12 @@ final class Client {
     func send(_ message: PhoenixMessage) {
         guard let webSocket else { return }
         if !webSocket.send(.text(message.encoded(version))) { tooSlow = true }
+    }
+
+    /// A message whose payload is already JSON text.
+    func send(joinRef: String?, topic: String, event: String, payload: [UInt8]) {
+        guard let webSocket else { return }
+        if !webSocket.send(.text(PhoenixMessage.encoded(joinRef: joinRef, topic: topic, event: event, payload: payload, version))) { tooSlow = true }
     }
 
     /// A broadcast that came in a binary frame: binary to a `vsn=2.0.0` socket, text to another.

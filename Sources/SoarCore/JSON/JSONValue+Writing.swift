@@ -14,7 +14,15 @@ extension JSONValue {
     /// ``jsonData`` as a string.
     public var jsonText: String { String(decoding: jsonData, as: UTF8.self) }
 
-    func write(to out: inout [UInt8]) {
+    /// The JSON text as bytes.
+    public var jsonBytes: [UInt8] {
+        var out: [UInt8] = []
+        write(to: &out)
+        return out
+    }
+
+    /// Appends the JSON text (object keys in byte order) to `out`.
+    public func write(to out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)

@@ -23,7 +23,8 @@ extension ChangeFeed {
         var keysByType: [String: Set<String>] = [:]
         /// `table` → a changed row's key as text → the key's value.
         var keyValues: [String: [String: JSONValue]] = [:]
-        var columns: [String: JSONValue] = [:]
+        /// By table, its `columns` list as JSON (the same in every change of it).
+        var columns: [String: [UInt8]] = [:]
         /// A read failed for a reason of the store's (not the caller's rights).
         var failed = false
         /// By table, the columns the subscriptions' filters name.
@@ -48,7 +49,7 @@ extension ChangeFeed {
     /// subscriber (one `in.(...)` query), the right to read a table checked once for deletes.
     /// Tables with a composite key are read a change at a time. A subscription none of whose
     /// bindings can see anything of the batch costs a lookup a binding, not a look at each change.
-    func deliveries(_ batch: [RowChange], to subscription: ChangeSubscription, reads: inout BatchReads) -> [(JSONValue, SubscriptionKey)] {
+    func deliveries(_ batch: [RowChange], to subscription: ChangeSubscription, reads: inout BatchReads) -> [(payload: [UInt8], key: SubscriptionKey)] {
         var candidates: [String: Set<String>] = [:]
         var relevant = false
         for binding in subscription.bindings {
@@ -64,22 +65,14 @@ extension ChangeFeed {
             }
         }
         guard relevant else { return [] }
-        var out: [(JSONValue, SubscriptionKey)] = []
+        var out: [(payload: [UInt8], key: SubscriptionKey)] = []
         var visible: [String: [String: JSONValue]] = [:]
         var readable: [String: Bool] = [:]
         for change in batch {
             let bindings = subscription.bindings.filter { $0.matches(table: change.table, type: change.type) }
             guard !bindings.isEmpty, let table = reads.tables[change.table] else { continue }
-            let columns = reads.columns[change.table] ?? {
-                let made = JSONValue.array(table.columns.map { ["name": .string($0.name), "type": .string($0.type)] })
-                reads.columns[change.table] = made
-                return made
-            }()
-            var data: [String: JSONValue] = [
-                "schema": "public", "table": .string(change.table), "commit_timestamp": .string(change.at), "type": .string(change.type),
-                "columns": columns, "errors": .null,
-            ]
-            var ids: [JSONValue] = []
+            var ids: [Int] = []
+            var record: JSONValue?
             if change.type == "DELETE" {
                 // Gone: only its key, to those who may read the table (a filter cannot be checked).
                 let allowed = readable[change.table] ?? {
@@ -88,10 +81,8 @@ extension ChangeFeed {
                     return allowed
                 }()
                 guard allowed else { continue }
-                data["old_record"] = .object(change.key)
-                ids = bindings.map { .int($0.id) }
+                ids = bindings.map(\.id)
             } else {
-                var record: JSONValue?
                 for binding in bindings {
                     let found: JSONValue?
                     if table.primaryKey.count == 1 {
@@ -108,15 +99,56 @@ extension ChangeFeed {
                     }
                     guard let found else { continue }
                     record = found
-                    ids.append(.int(binding.id))
+                    ids.append(binding.id)
                 }
-                guard let record else { continue }
-                data["record"] = record
-                if change.type == "UPDATE" { data["old_record"] = .object(change.key) }
+                guard record != nil else { continue }
             }
             guard !ids.isEmpty else { continue }
-            out.append((["ids": .array(ids), "data": .object(data)], subscription.key))
+            let columns = reads.columns[change.table] ?? {
+                let made = JSONValue.array(table.columns.map { ["name": .string($0.name), "type": .string($0.type)] }).jsonBytes
+                reads.columns[change.table] = made
+                return made
+            }()
+            out.append((Self.payload(change, ids: ids, columns: columns, record: record, table: table), subscription.key))
         }
+        return out
+    }
+
+    /// A change as Supabase's Realtime sends it, `{"ids": [...], "data": {...}}`, written as JSON
+    /// once here rather than kept as values and written on the realtime loop: the record's fields
+    /// in the table's order, `old_record` the key (for an update or a delete).
+    static func payload(_ change: RowChange, ids: [Int], columns: [UInt8], record: JSONValue?, table: Table) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(columns.count + 512)
+        out.append(contentsOf: #"{"ids":["#.utf8)
+        out.append(contentsOf: ids.map(String.init).joined(separator: ",").utf8)
+        out.append(contentsOf: #"],"data":{"schema":"public","table":"#.utf8)
+        JSONValue.string(change.table).write(to: &out)
+        out.append(contentsOf: #","commit_timestamp":"#.utf8)
+        JSONValue.string(change.at).write(to: &out)
+        out.append(contentsOf: #","type":"#.utf8)
+        JSONValue.string(change.type).write(to: &out)
+        out.append(contentsOf: #","columns":"#.utf8)
+        out.append(contentsOf: columns)
+        out.append(contentsOf: #","errors":null"#.utf8)
+        if let fields = record?.objectValue {
+            out.append(contentsOf: #","record":{"#.utf8)
+            var first = true
+            for column in table.columns {
+                guard let value = fields[column.name] else { continue }
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                JSONValue.string(column.name).write(to: &out)
+                out.append(UInt8(ascii: ":"))
+                value.write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        if change.type != "INSERT" {
+            out.append(contentsOf: #","old_record":"#.utf8)
+            JSONValue.object(change.key).write(to: &out)
+        }
+        out.append(contentsOf: "}}".utf8)
         return out
     }
 

@@ -97,7 +97,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
                 // Every delivery is worked out before any is sent: a read the store fails leaves the
                 // whole batch to the next turn, so that nothing is lost and nothing comes twice.
                 var reads = BatchReads(changes: batch, tables: store.tables, subscriptions: subscriptions)
-                var deliveries: [(JSONValue, SubscriptionKey)] = []
+                var deliveries: [(payload: [UInt8], key: SubscriptionKey)] = []
                 for subscription in subscriptions where !batch.isEmpty { deliveries += self.deliveries(batch, to: subscription, reads: &reads) }
                 return (batch, deliveries, reads.failed)
             }
@@ -105,7 +105,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             gaps = gaps.filter { now.timeIntervalSince($0.value) < Self.gapPatience }
             guard !batch.isEmpty, !failed else { return }
             advance(past: batch, now: now)
-            for (payload, key) in deliveries { realtime.deliver(payload, to: key) }
+            realtime.deliver(deliveries)
         } catch {
             // The store is unavailable: the next turn tries again from the same change.
         }
