@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "SoarTesting", dependencies: ["CLinux", "SoarCore", "SoarCrypto", "SoarSchema", "SoarStore", "SoarAPNs", "SoarEmulator", "SoarServer", "SoarPush", "SoarClient", "SoarClientTesting"]),
 
         .testTarget(name: "SoarCoreTests", dependencies: ["SoarCore"]),
-        .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto"]),
+        .testTarget(name: "SoarCryptoTests", dependencies: ["SoarCrypto", "SoarTesting"]),
         .testTarget(name: "SoarSchemaTests", dependencies: ["SoarSchema"]),
         .testTarget(name: "SoarStorageTests", dependencies: ["SoarStorage", "SoarImages", "SoarCore"]),
         .testTarget(name: "SoarHTTP2Tests", dependencies: ["SoarHTTP2"]),

@@ -36,6 +36,11 @@ public protocol DataStore: Sendable {
     func call(_ function: Function, _ arguments: [SQLValue?], query: RowQuery, as access: Access) throws(StoreError) -> JSONValue?
     /// Rows matching the query, and the number matching without limit and offset when `counting`.
     func select(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool) throws(StoreError) -> (rows: [StoredRow], total: Int?)
+    /// The same read, its rows written straight into `json` as the data API's array of objects
+    /// (the query's outputs as keys, each value as ``Column/json(_:)`` renders it), without making
+    /// values first. Nil, with nothing written, where the store has no such path or the query
+    /// embeds other tables.
+    func selectJSON(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool, into json: inout JSONText) throws(StoreError) -> (rows: Int, total: Int?)?
     /// Inserts rows in one transaction (all or none) and returns those written. Each write takes
     /// `single`: when set, a write of any other number of rows than one is rolled back and fails
     /// with ``StoreError/notOneRow(_:)`` (PostgREST's answer to `vnd.pgrst.object+json`); and
@@ -62,6 +67,10 @@ public protocol DataStore: Sendable {
 }
 
 extension DataStore {
+    public func selectJSON(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool, into json: inout JSONText) throws(StoreError) -> (rows: Int, total: Int?)? {
+        nil
+    }
+
     public func call(_ function: Function, _ arguments: [SQLValue?], as access: Access) throws(StoreError) -> JSONValue? {
         try call(function, arguments, query: RowQuery(), as: access)
     }

@@ -3,6 +3,7 @@ import Testing
 
 @testable import SoarCrypto
 import SoarCore
+import SoarTesting
 
 @Suite(.timeLimit(.minutes(5))) struct P256KeyTests {
     @Test func anEncryptedKeyOpensWithItsPassphraseAndFailsClearlyWithoutNeverPrompting() throws {
@@ -13,11 +14,8 @@ import SoarCore
         let plain = directory.appendingPathComponent("key.p8").path
         let encrypted = directory.appendingPathComponent("encrypted.p8").path
         try key.privatePEM().write(toFile: plain, atomically: true, encoding: .utf8)
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["pkcs8", "-topk8", "-in", plain, "-out", encrypted, "-v2", "aes-256-cbc", "-passout", "pass:open sesame"]
-        try openssl.run()
-        openssl.waitUntilExit()
+        let openssl = try ProcessRunner.run("/usr/bin/openssl", ["pkcs8", "-topk8", "-in", plain, "-out", encrypted, "-v2", "aes-256-cbc", "-passout", "pass:open sesame"])
+        #expect(openssl.status == 0, "\(openssl.stderr)")
         let pem = try String(contentsOfFile: encrypted, encoding: .utf8)
         #expect(pem.contains("ENCRYPTED"))
         let opened = try P256Key(privatePEM: pem, passphrase: "open sesame")
@@ -73,14 +71,11 @@ import SoarCore
         try key.publicPEM().write(to: dir.appendingPathComponent("pub.pem"), atomically: true, encoding: .utf8)
         try message.write(to: dir.appendingPathComponent("msg"))
         try derSignature(raw).write(to: dir.appendingPathComponent("sig.der"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.der", "msg"]
-        process.currentDirectoryURL = dir
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        // The tests' own posix_spawn runner, as everywhere: Foundation's Process once crashed
+        // copying its arguments while other tests' threads ran (CI saw it).
+        let file = { (name: String) in dir.appendingPathComponent(name).path }
+        let result = try ProcessRunner.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", file("pub.pem"), "-signature", file("sig.der"), file("msg")])
+        #expect(result.status == 0, "\(result.stderr)")
     }
 
     /// Raw r||s to the DER SEQUENCE of two INTEGERs that `openssl dgst` expects.
@@ -149,13 +144,8 @@ import SoarCore
         defer { try? FileManager.default.removeItem(at: dir) }
         try ca.certificatePEM.write(to: dir.appendingPathComponent("ca.pem"), atomically: true, encoding: .utf8)
         try server.certificatePEM.write(to: dir.appendingPathComponent("server.pem"), atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["verify", "-CAfile", "ca.pem", "-verify_ip", "127.0.0.1", "-purpose", "sslserver", "server.pem"]
-        process.currentDirectoryURL = dir
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let file = { (name: String) in dir.appendingPathComponent(name).path }
+        let result = try ProcessRunner.run("/usr/bin/openssl", ["verify", "-CAfile", file("ca.pem"), "-verify_ip", "127.0.0.1", "-purpose", "sslserver", file("server.pem")])
+        #expect(result.status == 0, "\(result.stderr)")
     }
 }

@@ -277,6 +277,52 @@ import Testing
         #expect(error?.message.contains("invalid input syntax for type boolean: \"maybe\"") == true, "\(String(describing: error))")
     }
 
+    /// A read written straight from SQLite's values (`selectJSON`) is the same JSON as one made
+    /// from rows and ``Column/json(_:)``, for every kind and for values stored oddly: quotes,
+    /// control characters, non-ASCII and invalid UTF-8 text, numbers kept as text, JSON, NULLs.
+    @Test func aReadWrittenStraightAsJSONIsTheJSONOfItsRows() throws {
+        let store = try open()
+        let file = MigrationFile(version: "20990101000000", name: "kinds", sql: """
+            create type public.mood as enum ('happy', 'sad');
+            create table public.kinds (n int primary key, u uuid, t text, b boolean, i bigint, num numeric, d double precision,
+              ts timestamptz, day date, j jsonb, raw bytea, m public.mood);
+            grant select on public.kinds to anon;
+            insert into public.kinds values (1, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'say "hi"\\ \t tab', true, 9007199254740993, 9.50,
+              0.1, '2025-01-02 03:04:05+02', '2025-01-02', '{"b": [1, 2], "a": null}', '\\x00ff', 'happy');
+            insert into public.kinds (n, t, b, d) values (2, 'été ✓ 🚀', false, 1e20);
+            insert into public.kinds (n) values (3);
+            """, path: "m/20990101000000_kinds.sql")
+        try store.migrateApp(AppSchema.starters + [file])
+        // What only SQL could store: control characters, invalid UTF-8, numbers as odd text.
+        try store.write { connection throws(StoreError) in
+            try connection.rows("INSERT INTO kinds (n, t, i, num, b, j) VALUES (4, char(1) || 'x' || char(31), '12x', 'abc', 't', 'not json')")
+            try connection.rows("INSERT INTO kinds (n, t) VALUES (5, CAST(x'61ff62' AS TEXT))")
+        }
+        let kinds = try store.table("kinds")
+        var query = RowQuery()
+        query.order = [RowQuery.Order(column: "n")]
+        for outputs in [[], [RowQuery.Output(column: "t", key: "text"), RowQuery.Output(column: "n", key: "n"), RowQuery.Output(column: "t", key: "again")]] {
+            query.outputs = outputs
+            var fast = JSONText()
+            let written = try store.selectJSON(kinds, query, as: .anon, counting: true, into: &fast)
+            let rows = try store.select(kinds, query, as: .anon, counting: true)
+            let named = query.outputs(of: kinds.columns.map(\.name))
+            var slow = JSONText()
+            slow.beginArray()
+            for row in rows.rows {
+                slow.beginObject()
+                for output in named { slow.field(output.key, kinds.column(output.column)!.json(row[kinds.position(of: output.column)!])) }
+                slow.endObject()
+            }
+            slow.endArray()
+            #expect(written.map { $0.rows == 5 && $0.total == 5 } == true)
+            #expect(String(decoding: fast.bytes, as: UTF8.self) == String(decoding: slow.bytes, as: UTF8.self))
+        }
+        query.embeddings = [RowQuery.Embedding(relation: "todos", hint: nil, inner: false, query: RowQuery())]
+        var none = JSONText()
+        #expect(try store.selectJSON(kinds, query, as: .anon, counting: false, into: &none) == nil && none.bytes.isEmpty, "embeddings take the rows' path")
+    }
+
     @Test func migrationsApplyOnceAndEveryFileIsListed() throws {
         let first = try open()
         #expect(try first.appliedMigrations() == Migrations.sqlite.map(\.name))

@@ -48,6 +48,13 @@ public struct JSONText: Sendable {
         needsComma = true
     }
 
+    /// Writes a value its caller writes as JSON itself (an array item, or a key's value).
+    public mutating func value(writing body: (inout [UInt8]) -> Void) {
+        separate()
+        body(&bytes)
+        needsComma = true
+    }
+
     public mutating func field(_ name: String, _ value: JSONValue) {
         key(name)
         self.value(value)

@@ -52,16 +52,19 @@ extension JSONValue {
     /// Runs of bytes that need no escape are copied whole (most strings are one run).
     static func writeString(_ text: String, to out: inout [UInt8]) {
         var text = text
+        text.withUTF8 { writeString(utf8: $0, to: &out) }
+    }
+
+    /// A JSON string of UTF-8 bytes the caller knows to be valid, written without making a String.
+    public static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        text.withUTF8 { bytes in
-            var start = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                escape(byte, to: &out)
-                start = index + 1
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            escape(byte, to: &out)
+            start = index + 1
         }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         out.append(UInt8(ascii: "\""))
     }
 

@@ -63,19 +63,35 @@ struct RestService: Sendable {
                 query.limit = min(query.limit ?? Int.max, overflow ? Int.max : count)
             }
         }
-        let result: (rows: [StoredRow], total: Int?)
-        do { result = try store.select(table, query, as: exchange.access, counting: prefer.countExact) } catch {
+        let start = query.offset ?? 0
+        func checkRange(_ total: Int?) throws(ServerError) {
+            if let total, start > total { throw Self.rangeNotSatisfiable("An offset of \(start) was requested, but there are only \(total) rows.") }
+        }
+        var response: HTTPResponse
+        let read: (rows: Int, total: Int?)
+        // A JSON array straight from the store where it can write one (SQLite), else from rows.
+        var json = JSONText(capacity: 4096)
+        let written: (rows: Int, total: Int?)?
+        do { written = answer == .json ? try store.selectJSON(table, query, as: exchange.access, counting: prefer.countExact, into: &json) : nil } catch {
             throw .store(error, role: exchange.access.role)
         }
-        let start = query.offset ?? 0
-        if let total = result.total, start > total {
-            throw Self.rangeNotSatisfiable("An offset of \(start) was requested, but there are only \(total) rows.")
+        if let written {
+            try checkRange(written.total)
+            read = written
+            response = HTTPResponse(status: 200, headers: [("content-type", "application/json; charset=utf-8")], body: Data(json.bytes))
+        } else {
+            let result: (rows: [StoredRow], total: Int?)
+            do { result = try store.select(table, query, as: exchange.access, counting: prefer.countExact) } catch {
+                throw .store(error, role: exchange.access.role)
+            }
+            try checkRange(result.total)
+            read = (result.rows.count, result.total)
+            response = try body(table, query, result.rows, answer, exchange, status: 200)
         }
-        var response = try body(table, query, result.rows, answer, exchange, status: 200)
-        let total = result.total.map(String.init) ?? "*"
-        let range = result.rows.isEmpty ? "*/\(total)" : "\(start)-\(start + result.rows.count - 1)/\(total)"
+        let total = read.total.map(String.init) ?? "*"
+        let range = read.rows == 0 ? "*/\(total)" : "\(start)-\(start + read.rows - 1)/\(total)"
         response.headers.append(("content-range", range))
-        if let count = result.total, result.rows.count < count { response.status = 206 }
+        if let count = read.total, read.rows < count { response.status = 206 }
         if exchange.request.method == "HEAD" { response.body = Data() }
         return response
     }

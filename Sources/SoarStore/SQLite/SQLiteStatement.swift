@@ -1,4 +1,5 @@
 import CSQLite
+import SoarCore
 import Foundation
 
 /// A prepared statement: bind values by number, step through rows, read columns.
@@ -96,6 +97,33 @@ final class SQLiteStatement {
         while try step() { column.append(sqlite3_column_int64(raw, 0)) }
         sqlite3_reset(raw)
         return column
+    }
+
+    /// Runs to completion, calling `row` at each row (read its columns meanwhile).
+    func each(_ values: [SQLValue], _ row: () -> Void) throws(StoreError) {
+        try bind(values)
+        while try step() { row() }
+        sqlite3_reset(raw)
+    }
+
+    /// Writes a column of the current row as ``Column/json(_:)`` renders its value, straight from
+    /// SQLite's copy for the common cases (null, integers, booleans, ASCII text) and through
+    /// ``value(_:)`` for the rest, so the two paths write the same JSON.
+    func writeJSON(_ index: Int, as column: Column, to out: inout [UInt8]) {
+        let position = Int32(index)
+        switch sqlite3_column_type(raw, position) {
+        case SQLITE_NULL: out.append(contentsOf: "null".utf8)
+        case SQLITE_INTEGER:
+            let number = sqlite3_column_int64(raw, position)
+            if column.kind == .boolean { out.append(contentsOf: (number != 0 ? "true" : "false").utf8) } else { out.append(contentsOf: String(number).utf8) }
+        case SQLITE_TEXT where column.kind.isWrittenAsString:
+            guard let text = sqlite3_column_text(raw, position) else { return out.append(contentsOf: "null".utf8) }
+            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(raw, position)))
+            // Other text may not be valid UTF-8: String repairs it, as the other path does.
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return column.json(value(index)).write(to: &out) }
+            JSONValue.writeString(utf8: bytes, to: &out)
+        default: column.json(value(index)).write(to: &out)
+        }
     }
 
     /// Runs to completion and ignores rows.

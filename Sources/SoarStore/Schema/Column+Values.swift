@@ -124,6 +124,16 @@ extension Column {
     }
 }
 
+extension Column.Kind {
+    /// Text of this kind is a JSON string as it is (``Column/json(_:)``); other kinds read it.
+    var isWrittenAsString: Bool {
+        switch self {
+        case .uuid, .text, .timestamptz, .timestamp, .date, .bytea, .enumeration: true
+        case .integer, .boolean, .numeric, .double, .jsonb: false
+        }
+    }
+}
+
 extension Character {
     fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
