@@ -57,15 +57,34 @@ extension JSONValue {
 
     /// A JSON string of UTF-8 bytes the caller knows to be valid, written without making a String.
     public static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        _ = write(bytes, asciiOnly: false, to: &out)
+    }
+
+    /// The same for bytes that may not be valid UTF-8: written only when they are all ASCII (and
+    /// so valid); false, with nothing written, at the first byte that is not.
+    public static func writeString(ascii bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) -> Bool {
+        write(bytes, asciiOnly: true, to: &out)
+    }
+
+    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, asciiOnly: Bool, to out: inout [UInt8]) -> Bool {
+        let mark = out.count
         out.append(UInt8(ascii: "\""))
         var start = 0
-        for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte >= 0x80 {
+            if byte >= 0x80 {
+                guard !asciiOnly else {
+                    out.removeSubrange(mark...)
+                    return false
+                }
+                continue
+            }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
             escape(byte, to: &out)
             start = index + 1
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         out.append(UInt8(ascii: "\""))
+        return true
     }
 
     private static func escape(_ byte: UInt8, to out: inout [UInt8]) {

@@ -95,7 +95,7 @@ struct QueryParser {
                 embeddings.append(embedding.embedding)
                 continue
             }
-            if part.contains("(") || part.contains("->") || part.contains("::") {
+            if Self.isCastOrPath(part) {
                 throw .syntax("failed to parse select parameter (\(text))", details: "JSON paths and casts are not supported: \(part)")
             }
             if part == "*" {
@@ -109,6 +109,17 @@ struct QueryParser {
             outputs.append(RowQuery.Output(column: column, key: pieces.first ?? column))
         }
         return (outputs, embeddings)
+    }
+
+    /// Whether a select item holds `(`, `->` or `::`: looked for in its bytes, since Foundation's
+    /// `contains` of a string was 2% of a read's time.
+    private static func isCastOrPath(_ part: some StringProtocol) -> Bool {
+        var previous: UInt8 = 0
+        for byte in part.utf8 {
+            if byte == UInt8(ascii: "(") || (previous == UInt8(ascii: "-") && byte == UInt8(ascii: ">")) || (previous == UInt8(ascii: ":") && byte == UInt8(ascii: ":")) { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// `alias:relation!hint!inner` and its select list, as an embedded resource.

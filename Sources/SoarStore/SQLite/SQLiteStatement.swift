@@ -120,8 +120,7 @@ final class SQLiteStatement {
             guard let text = sqlite3_column_text(raw, position) else { return out.append(contentsOf: "null".utf8) }
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(raw, position)))
             // Other text may not be valid UTF-8: String repairs it, as the other path does.
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return column.json(value(index)).write(to: &out) }
-            JSONValue.writeString(utf8: bytes, to: &out)
+            if !JSONValue.writeString(ascii: bytes, to: &out) { column.json(value(index)).write(to: &out) }
         default: column.json(value(index)).write(to: &out)
         }
     }
