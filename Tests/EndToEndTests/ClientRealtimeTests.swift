@@ -81,6 +81,38 @@ import Testing
         #expect(served.process.stop() == 0)
     }
 
+    /// An insert committed with a delete of the same table (one batch of the change feed) still
+    /// arrives: the feed once chose the inserts of a table only when its batch deleted nothing.
+    @Test func anInsertCommittedWithADeleteArrivesToo() async throws {
+        let dir = TemporaryDirectory("soar-client-batch")
+        let migrations = dir.path + "/migrations"
+        #expect(try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations]).status == 0)
+        try "alter publication supabase_realtime add table todos;\n".write(toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
+        let database = try TestDatabase(directory: dir.path)
+        let served = try ClientEndToEndTests.serve(dir, ["--port", "0", "--migrations", migrations], store: database)
+        defer { #expect(served.process.stop() == 0) }
+        let ada = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
+        let user = try await ada.auth.signUp(email: ClientEndToEndTests.email(), password: "correct-horse").user.id.uuidString.lowercased()
+        let channel = ada.channel("ada")
+        let changes = channel.changes(table: "todos")
+        try await channel.subscribe()
+        _ = try await ada.from("todos").insert(NewTodo(title: "to go")).execute()
+        let added = try #require(await Self.first(changes) { $0.type == "INSERT" })
+        let gone = try #require(added.record?.objectValue?["id"]?.stringValue)
+
+        let now = "2026-01-01T00:00:00.000000+00:00"
+        try database.execute("""
+            INSERT INTO todos (id, user_id, title, completed, sort_order, created_at, updated_at)
+              VALUES ('\(RandomUUID.lowercase())', '\(user)', 'beside a delete', false, 0, '\(now)', '\(now)');
+            DELETE FROM todos WHERE id = '\(gone)'
+            """)
+        let inserted = await Self.first(changes) { $0.type == "INSERT" }
+        #expect(inserted?.record?.objectValue?["title"] == "beside a delete", "\(String(describing: inserted))")
+        let deleted = await Self.first(changes) { $0.type == "DELETE" }
+        #expect(deleted?.oldRecord?.objectValue?["id"]?.stringValue == gone, "\(String(describing: deleted))")
+        await ada.realtime.disconnect()
+    }
+
     /// One user on two devices: a todo added on one shows on the other's screen, a notification
     /// inserted for the user lands in the other's inbox with its route, and presence is shared.
     @Test func theSameUsersOtherDeviceUpdatesLive() async throws {

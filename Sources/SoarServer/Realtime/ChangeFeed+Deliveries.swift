@@ -55,12 +55,13 @@ extension ChangeFeed {
         for binding in subscription.bindings {
             for name in binding.table.map({ [$0] }) ?? Array(reads.touched.keys) {
                 guard let deletes = reads.touched[name], let table = reads.tables[name] else { continue }
-                if deletes || table.primaryKey.count != 1 {
-                    relevant = true
-                } else {
+                if table.primaryKey.count == 1 {
+                    // The inserts and updates beside a batch's deletes are chosen as without them.
                     let keys = self.candidates(name, key: table.primaryKey[0], binding: binding, reads: &reads)
                     candidates[Self.slot(name, String(binding.id))] = keys
-                    relevant = relevant || !keys.isEmpty
+                    relevant = relevant || deletes || !keys.isEmpty
+                } else {
+                    relevant = true
                 }
             }
         }

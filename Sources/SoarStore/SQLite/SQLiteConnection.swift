@@ -87,6 +87,9 @@ final class SQLiteConnection: @unchecked Sendable {
     /// A reader's ``Statistics/generation`` when it opened.
     var generation = 0
 
+    /// Whether a transaction is open (one that could not be ended leaves it so).
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     /// Calls `handler` after each commit with the WAL's size in pages and this connection, on
     /// which the handler may checkpoint at once (as SQLite's own automatic checkpoints do). SQLite
     /// then no longer checkpoints on this connection by itself.

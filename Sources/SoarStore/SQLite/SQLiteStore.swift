@@ -166,8 +166,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
         defer {
             connection.context.set(nil, at: nil)
-            // One opened before the latest statistics is let go (see ``Statistics``).
-            if connection.generation == statistics.generation.withLock({ $0 }) { readers.withLock { $0.append(connection) } }
+            // One opened before the latest statistics is let go (see ``Statistics``), and one
+            // still in a transaction (a snapshot that could not end), which would read the past.
+            if connection.generation == statistics.generation.withLock({ $0 }), !connection.inTransaction { readers.withLock { $0.append(connection) } }
         }
         return try body(connection)
     }
@@ -186,7 +187,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             defer {
                 snapshots.subtract(1, ordering: .releasing)
                 held.withLock { $0[thread] = nil }
-                try? connection.execute("COMMIT")
+                if (try? connection.execute("COMMIT")) == nil { try? connection.execute("ROLLBACK") }
             }
             return try body()
         }

@@ -16,14 +16,14 @@ final class Statistics: @unchecked Sendable {
     /// The least time between two analyses: each takes the writer for some milliseconds and
     /// sends the readers' prepared statements back to be prepared again.
     static let spacing: TimeInterval = 10
-    /// Exact up to 200,000 rows an index. A sampled analysis reads only the first rows of each
+    /// The first 20,000 rows of each index. A sampled analysis reads only the first rows of an
     /// index, so where one value fills them (one user owning the first thousand todos) it counts
-    /// that value's rows as the table's average: 1,001 for a user with 60,000, and a read of 400
-    /// of that user's rows by id walked all 60,000 by `user_id` (49 µs a row against 5). A full
-    /// analysis of 120,000 todos and their change log took 20 ms more of the writer than a
-    /// sampled one; past 200,000 rows an index, the cost stays bounded and the estimate counts
-    /// at least that many rows a value.
-    static let analyze = "PRAGMA analysis_limit = 200000; ANALYZE;"
+    /// that value's rows as the table's average: with a limit of 1,000, 1,001 for a user with
+    /// 60,000, and a read of 400 of that user's rows by id walked all 60,000 by `user_id` (49 µs a
+    /// row against 5). With 20,000, such a value counts at least 20,000 rows, far past any list
+    /// of ids read at once, while an analysis still costs the writer a few milliseconds an index
+    /// (every write waits for it, and Soar's own tables are analyzed too).
+    static let analyze = "PRAGMA analysis_limit = 20000; ANALYZE;"
 
     /// Rows the writer had changed (`sqlite3_total_changes64`) at its latest commit.
     private let changed = Locked<Int64>(0)
