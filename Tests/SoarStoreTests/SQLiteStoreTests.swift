@@ -47,6 +47,43 @@ import Testing
         #expect(eventually(within: .seconds(20)) { (try? plan())?.contains("sqlite_autoindex_todos_1") == true }, "\((try? plan()) ?? "")")
     }
 
+    /// A read of listed ids walks the primary key whatever the statistics say: on a fresh file
+    /// SQLite guesses a user has ten rows and would walk the owner's rows by `user_id` instead.
+    @Test(.ownThread) func aReadOfListedKeysWalksThePrimaryKeyWhateverTheStatistics() throws {
+        let store = try open()
+        let owner = try user(store, "keys@example.com")
+        let todos = try store.table("todos")
+        let ids = try (0..<800).map { _ throws(StoreError) in try todos.column("id")!.storable(text: RandomUUID.lowercase()) }
+        var query = RowQuery()
+        query.condition = .all([.compare(column: "id", op: .in, operand: .list(ids)), .compare(column: "completed", op: .eq, operand: .value(.integer(0)))])
+        let access = Access(role: .authenticated, userID: owner)
+        let (rows, _) = try store.selection(todos, query, as: access, columns: ["id", "title"])
+        let plan = try store.read { connection throws(StoreError) in
+            connection.context.set(access, at: nil)
+            return try connection.rows("EXPLAIN QUERY PLAN " + rows.text, rows.parameters).compactMap { $0.last?.text }.joined(separator: "\n")
+        }
+        #expect(plan.contains("sqlite_autoindex_todos_1") && !plan.contains("todos_user_id_sort_order"), "\(plan)")
+        #expect(try store.select(todos, query, as: access, counting: false).rows.isEmpty)
+        // A table keyed by its rowid (`id int primary key`) is looked up by it.
+        let file = MigrationFile(version: "20990101000000", name: "plain", sql: """
+            create table public.plain (id int primary key, owner uuid default auth.uid());
+            create index plain_owner on public.plain (owner);
+            alter table public.plain enable row level security;
+            create policy "own" on public.plain for select using (auth.uid() = owner);
+            grant select on public.plain to authenticated;
+            """, path: "m/20990101000000_plain.sql")
+        try store.migrateApp(AppSchema.starters + [file])
+        let plain = try store.table("plain")
+        query.condition = .compare(column: "id", op: .in, operand: .list([.integer(1), .integer(2)]))
+        let byRowid = try store.selection(plain, query, as: access, columns: ["id"]).rows
+        let rowidPlan = try store.read { connection throws(StoreError) in
+            connection.context.set(access, at: nil)
+            return try connection.rows("EXPLAIN QUERY PLAN " + byRowid.text, byRowid.parameters).compactMap { $0.last?.text }.joined(separator: "\n")
+        }
+        #expect(rowidPlan.contains("INTEGER PRIMARY KEY"), "\(rowidPlan)")
+        #expect(try store.select(plain, query, as: access, counting: false).rows.isEmpty)
+    }
+
     /// Reads inside `snapshot` share one read transaction: a commit made meanwhile is not seen
     /// until it ends (the change feed reads a batch's rows twice and relies on their cache).
     @Test(.ownThread) func readsInASnapshotSeeOneStateOfTheData() throws {

@@ -128,6 +128,15 @@ public struct RowQuery: Sendable {
 }
 
 extension RowQuery.Condition {
+    /// Whether it requires `column` to be one of listed values (`in.(…)`), alone or with others.
+    func listsValues(of column: String) -> Bool {
+        switch self {
+        case .compare(let name, .in, .list): name == column
+        case .all(let members): members.contains { $0.listsValues(of: column) }
+        default: false
+        }
+    }
+
     /// The columns of this relation it compares (not those inside a related table's condition).
     var columns: Set<String> {
         switch self {

@@ -29,6 +29,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let statistics = Statistics()
     /// Read-only connections not in use now.
     private let readers = Locked([SQLiteConnection]())
+    /// Each table's primary-key index (nil: the key is the rowid), as ``keyLookup`` found it.
+    let primaryKeyIndexes = Locked([String: String?]())
     /// The connection each thread inside ``snapshot(_:)`` reads through, and how many are.
     private let held = Locked([pthread_t: SQLiteConnection]())
     private let snapshots = Atomic(0)
