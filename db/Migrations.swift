@@ -37,6 +37,7 @@ public enum Migrations {
         File(name: "0024_push_sends_stored_all.sql", bytes: PackageResources._024_push_sends_stored_all_sql),
         File(name: "0025_push_webhooks.sql", bytes: PackageResources._025_push_webhooks_sql),
         File(name: "0026_console_admins.sql", bytes: PackageResources._026_console_admins_sql),
+        File(name: "0027_changes_rowid.sql", bytes: PackageResources._027_changes_rowid_sql),
     ]
 
     /// Postgres mirrors a Supabase project: its roles and auth schema first, then the same tables

@@ -23,6 +23,8 @@ extension ChangeFeed {
         var keysByType: [String: Set<String>] = [:]
         /// `table` → a changed row's key as text → the key's value.
         var keyValues: [String: [String: JSONValue]] = [:]
+        /// `table` → a changed row's key as text → its rowid, where the log gives it (SQLite).
+        var rowids: [String: [String: Int64]] = [:]
         /// By table, its `columns` list as JSON (the same in every change of it).
         var columns: [String: [UInt8]] = [:]
         /// A read failed for a reason of the store's (not the caller's rights).
@@ -165,12 +167,13 @@ extension ChangeFeed {
                 guard let value = change.key[key] else { continue }
                 let text = Self.text(value)
                 keys[text] = value
+                if let rowid = change.rowid { reads.rowids[table, default: [:]][text] = rowid }
                 reads.keysByType[Self.slot(table, change.type), default: []].insert(text)
             }
             // Only what choosing needs: the key and the columns filters name.
             let named = [key] + (reads.filtered[table] ?? []).filter { $0 != key && reads.tables[table]?.column($0) != nil }.sorted()
             reads.keyValues[table] = keys
-            let rows = select(table, columns: named, key: key, in: Array(keys.values), as: RealtimeIdentity(role: "service_role"), reads: &reads)
+            let rows = select(table, columns: named, key: key, in: Array(keys.keys), as: RealtimeIdentity(role: "service_role"), reads: &reads)
             reads.service[table] = Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
         }
         let current = reads.service[table] ?? [:]
@@ -205,25 +208,29 @@ extension ChangeFeed {
         _ table: String, key: String, candidates: Set<String>, binding: ChangeBinding, as identity: RealtimeIdentity, reads: inout BatchReads
     ) -> [String: JSONValue] {
         guard !candidates.isEmpty else { return [:] }
-        let keys = candidates.compactMap { reads.keyValues[table]?[$0] }
-        let rows = select(table, key: key, in: keys, filter: binding.filterParameter, as: identity, reads: &reads)
+        let rows = select(table, key: key, in: Array(candidates), filter: binding.filterParameter, as: identity, reads: &reads)
         return Dictionary(rows.compactMap { row in row.objectValue?[key].map { (Self.text($0), row) } }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// A batch's read of the rows of `name` whose `key` is one of `keys` (and that meet `filter`),
-    /// as `identity`: through the store as the data API reads them (the same grants, policies and
-    /// rendering of each value as `select=*`), the key list handed over as values rather than
-    /// written out as PostgREST's `in.(...)` and parsed back. `columns` nil reads them all. Rows
-    /// the caller may not read are none; a failure of the store's marks the batch failed.
+    /// A batch's read of the rows of `name` whose `key` is one of `keys` (as text; and that meet
+    /// `filter`), as `identity`: through the store as the data API reads them (the same grants,
+    /// policies and rendering of each value as `select=*`), the key list handed over as values
+    /// rather than written out as PostgREST's `in.(...)` and parsed back. `columns` nil reads them
+    /// all. Rows the caller may not read are none; a failure of the store's marks the batch failed.
     private func select(
-        _ name: String, columns: [String]? = nil, key: String, in keys: [JSONValue], filter: (name: String, value: String)? = nil,
+        _ name: String, columns: [String]? = nil, key: String, in keys: [String], filter: (name: String, value: String)? = nil,
         as identity: RealtimeIdentity, reads: inout BatchReads
     ) -> [JSONValue] {
         guard let table = reads.tables[name], let keyColumn = table.column(key) else { return [] }
         let access = Access(role: Access.Role(rawValue: identity.role) ?? .anon, userID: identity.userID)
         do {
             var query = try filter.map { try QueryParser(table: table).parse([$0]) } ?? RowQuery()
-            let byKey = RowQuery.Condition.compare(column: key, op: .in, operand: .list(try keys.map { value throws(StoreError) in try keyColumn.storable(value) }))
+            let rowids = keys.compactMap { reads.rowids[name]?[$0] }
+            // By rowid where the log gave every one (SQLite): the rows written last sit together at
+            // the end of the table, where the key's index spreads random keys over many pages.
+            let byKey: RowQuery.Condition = rowids.count == keys.count && table.column("rowid") == nil
+                ? .compare(column: "rowid", op: .in, operand: .list(rowids.map(SQLValue.integer)))
+                : .compare(column: key, op: .in, operand: .list(try keys.compactMap { reads.keyValues[name]?[$0] }.map { value throws(StoreError) in try keyColumn.storable(value) }))
             query.condition = query.condition.map { .all([byKey, $0]) } ?? byKey
             if let columns { query.outputs = columns.map { RowQuery.Output(column: $0, key: $0) } }
             let named = Set(query.outputs(of: table.columns.map(\.name)).map(\.column))

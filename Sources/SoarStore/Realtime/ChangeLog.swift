@@ -13,6 +13,8 @@ public struct RowChange: Sendable, Equatable {
     public var key: [String: JSONValue]
     /// When it was committed (ISO 8601, UTC).
     public var at: String
+    /// The row's rowid, on SQLite: a batch's rows are read by it (see `0027_changes_rowid.sql`).
+    public var rowid: Int64? = nil
 }
 
 /// Where realtime reads the changes made through any path (the data API, Soar's own writes, SQL,
@@ -63,7 +65,7 @@ struct ChangeCapture {
                     return drop + """
 
                         CREATE TRIGGER \(trigger) AFTER \(type) ON \(name) BEGIN
-                            INSERT INTO soar_changes (tbl, type, pk) VALUES ('\(relation.name.replacingOccurrences(of: "'", with: "''"))', '\(type)', json_object(\(key)));
+                            INSERT INTO soar_changes (tbl, type, pk, rid) VALUES ('\(relation.name.replacingOccurrences(of: "'", with: "''"))', '\(type)', json_object(\(key)), \(row).rowid);
                         END;
                         """
                 }.joined(separator: "\n")
@@ -79,13 +81,15 @@ struct ChangeCapture {
         let earlier = missing.isEmpty ? "" : " OR id IN (" + missing.map(String.init).joined(separator: ",") + ")"
         let at = dialect == .postgres ? "to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')" : "at"
         let key = dialect == .postgres ? "pk::text" : "pk"
+        let rowid = dialect == .postgres ? "NULL" : "rid"
         return try connection.rows(
-            "SELECT id, tbl, type, \(key), \(at) FROM \(log) WHERE id > $1\(earlier) ORDER BY id LIMIT $2",
+            "SELECT id, tbl, type, \(key), \(at), \(rowid) FROM \(log) WHERE id > $1\(earlier) ORDER BY id LIMIT $2",
             [.integer(id), .integer(Int64(limit + missing.count))]
         ).compactMap { row in
             guard let id = row[0].text.flatMap({ Int64($0) }), let table = row[1].text, let type = row[2].text else { return nil }
             let key = row[3].text.flatMap { try? JSONValue.read(Data($0.utf8)) }?.objectValue ?? [:]
-            return RowChange(id: id, table: table, type: type, key: key, at: row[4].text ?? "")
+            let rowid: Int64? = if case .integer(let value) = row[5] { value } else { nil }
+            return RowChange(id: id, table: table, type: type, key: key, at: row[4].text ?? "", rowid: rowid)
         }
     }
 

@@ -83,6 +83,8 @@ extension SQLiteStore {
     /// rows by `user_id` when it counts few rows an owner: a sample of an index's first rows once
     /// counted a user with 60,000 todos as 1,001, and a read of 400 of them walked all 60,000.
     private func keyLookup(_ table: Table, _ query: RowQuery) throws(StoreError) -> String {
+        // Listed rowids (realtime's reads of changed rows) are looked up by rowid.
+        if table.column("rowid") == nil, query.condition?.listsValues(of: "rowid") == true { return " NOT INDEXED" }
         guard table.primaryKey.count == 1, query.condition?.listsValues(of: table.primaryKey[0]) == true else { return "" }
         let index: String?
         if let cached = primaryKeyIndexes.withLock({ $0[table.name] }) {
