@@ -48,23 +48,16 @@ struct PhoenixMessage: Equatable {
     }
 
     func encoded(_ version: Version) -> Data {
-        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
-        switch version {
-        case .v1:
-            return JSONValue.object([
-                "topic": .string(topic), "event": .string(event), "payload": payload, "ref": text(ref), "join_ref": text(joinRef),
-            ]).jsonData
-        case .v2:
-            return JSONValue.array([text(joinRef), text(ref), .string(topic), .string(event), payload]).jsonData
-        }
+        Self.encoded(joinRef: joinRef, ref: ref, topic: topic, event: event, payload: payload.jsonBytes, version)
     }
 
-    /// A server message (no `ref`) around a payload already written as JSON: a database change is
-    /// written once, where it is read, rather than kept as values and written on the loop.
-    static func encoded(joinRef: String?, topic: String, event: String, payload: [UInt8], _ version: Version) -> Data {
+    /// A message around a payload already written as JSON (a database change is written once,
+    /// where it is read, rather than kept as values and written on the loop).
+    static func encoded(joinRef: String?, ref: String? = nil, topic: String, event: String, payload: [UInt8], _ version: Version) -> Data {
         var out: [UInt8] = []
         out.reserveCapacity(payload.count + topic.utf8.count + 64)
         let joinRef = joinRef.map(JSONValue.string) ?? .null
+        let ref = ref.map(JSONValue.string) ?? .null
         switch version {
         case .v1:
             out.append(contentsOf: #"{"event":"#.utf8)
@@ -73,13 +66,17 @@ struct PhoenixMessage: Equatable {
             joinRef.write(to: &out)
             out.append(contentsOf: #","payload":"#.utf8)
             out.append(contentsOf: payload)
-            out.append(contentsOf: #","ref":null,"topic":"#.utf8)
+            out.append(contentsOf: #","ref":"#.utf8)
+            ref.write(to: &out)
+            out.append(contentsOf: #","topic":"#.utf8)
             JSONValue.string(topic).write(to: &out)
             out.append(UInt8(ascii: "}"))
         case .v2:
             out.append(UInt8(ascii: "["))
             joinRef.write(to: &out)
-            out.append(contentsOf: ",null,".utf8)
+            out.append(UInt8(ascii: ","))
+            ref.write(to: &out)
+            out.append(UInt8(ascii: ","))
             JSONValue.string(topic).write(to: &out)
             out.append(UInt8(ascii: ","))
             JSONValue.string(event).write(to: &out)

@@ -26,11 +26,17 @@ import Testing
         }
     }
 
-    @Test func ownChangesBroadcastsRefusalsAndAReconnect() async throws {
-        let dir = TemporaryDirectory("soar-client-realtime")
+    /// The starter migrations in `dir`, and one more adding `tables` to the realtime publication.
+    static func migrations(in dir: TemporaryDirectory, publishing tables: String) throws -> String {
         let migrations = dir.path + "/migrations"
         #expect(try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations]).status == 0)
-        try "alter publication supabase_realtime add table todos;\n".write(toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
+        try "alter publication supabase_realtime add table \(tables);\n".write(toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
+        return migrations
+    }
+
+    @Test func ownChangesBroadcastsRefusalsAndAReconnect() async throws {
+        let dir = TemporaryDirectory("soar-client-realtime")
+        let migrations = try Self.migrations(in: dir, publishing: "todos")
         let database = try TestDatabase(directory: dir.path)
         var served = try ClientEndToEndTests.serve(dir, ["--port", "0", "--migrations", migrations], store: database)
         let ada = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
@@ -85,9 +91,7 @@ import Testing
     /// arrives: the feed once chose the inserts of a table only when its batch deleted nothing.
     @Test func anInsertCommittedWithADeleteArrivesToo() async throws {
         let dir = TemporaryDirectory("soar-client-batch")
-        let migrations = dir.path + "/migrations"
-        #expect(try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations]).status == 0)
-        try "alter publication supabase_realtime add table todos;\n".write(toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
+        let migrations = try Self.migrations(in: dir, publishing: "todos")
         let database = try TestDatabase(directory: dir.path)
         let served = try ClientEndToEndTests.serve(dir, ["--port", "0", "--migrations", migrations], store: database)
         defer { #expect(served.process.stop() == 0) }
@@ -117,10 +121,7 @@ import Testing
     /// inserted for the user lands in the other's inbox with its route, and presence is shared.
     @Test func theSameUsersOtherDeviceUpdatesLive() async throws {
         let dir = TemporaryDirectory("soar-client-live")
-        let migrations = dir.path + "/migrations"
-        #expect(try ProcessRunner.run(SoarBinary.path, ["init", "--migrations", migrations]).status == 0)
-        try "alter publication supabase_realtime add table todos, notifications;\n"
-            .write(toFile: migrations + "/20260101000000_realtime.sql", atomically: true, encoding: .utf8)
+        let migrations = try Self.migrations(in: dir, publishing: "todos, notifications")
         let served = try ClientEndToEndTests.serve(dir, ["--port", "0", "--migrations", migrations])
         defer { #expect(served.process.stop() == 0) }
         let phone = Soar(supabaseURL: served.url, supabaseKey: served.anon, store: InMemorySecureStore())
