@@ -53,6 +53,23 @@ start_emulator() {
   [[ -n "$emulator_url" ]] || { echo "the emulator did not start:" >&2; cat "$work/emulator.err" >&2; exit 1; }
 }
 
+# start_plain_nginx: nginx, 1 worker, answering every HTTP/1.1 request 200 "[]" at once (the load
+# generator's ceiling on this machine). Sets plain_nginx_url.
+start_plain_nginx() {
+  command -v nginx >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
+  local port
+  port=$(free_port)
+  cat >"$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/nginx.err;
+events { worker_connections 1024; }
+http { access_log off; server { listen 127.0.0.1:$port; location / { return 200 "[]"; } } }
+CONF
+  nginx -c "$work/nginx.conf"
+  plain_nginx_url="http://127.0.0.1:$port"
+}
+
 # start_nginx: nginx 1 worker over TLS h2 answering 200 to POST /3/device/*, with the emulator's
 # certificate, echoing apns-id as APNs does (aioapns matches answers by it). Sets nginx_url,
 # nginx_port, nginx_worker (the worker's pid) and nginx_mode (one line saying how it answers).
