@@ -67,8 +67,8 @@ struct Record {
 }
 
 /// Postgres's array literal (`{image/png,"a b"}`): how `allowed_mime_types` is written on both stores.
-enum PostgresArray {
-    static func parse(_ text: String) -> [String] {
+public enum PostgresArray {
+    public static func parse(_ text: String) -> [String] {
         guard text.hasPrefix("{"), text.hasSuffix("}") else { return [] }
         var items: [String] = [], current = "", quoted = false, escaped = false, wasQuoted = false
         for character in text.dropFirst().dropLast() {

@@ -28,7 +28,7 @@ import Testing
         let url = try #require(lines.first?.replacingOccurrences(of: "API URL: ", with: ""), "\(server.standardError)")
         let anon = try #require(lines.first { $0.hasPrefix("anon key: ") }?.replacingOccurrences(of: "anon key: ", with: ""))
         let consoleLine = try #require(lines.last, "\(lines)")
-        #expect(consoleLine.contains("no administrator yet: soar admin add"), "\(consoleLine)")
+        #expect(consoleLine.contains("no administrator yet: ") && consoleLine.contains("soar admin add EMAIL --password-stdin"), "\(consoleLine)")
         let console = String(consoleLine.dropFirst("console: ".count).split(separator: " ")[0])
 
         // An administrator, added while the server runs; the CLI says what it did and refuses a second.

@@ -187,6 +187,13 @@ try:
     click('[data-testid="send-row"] button')
     wait.until(lambda b: "Failures by Apple's reason" in page(b) and "delivered" in page(b))
     shot("send-detail")
+    # The Overview's chart is drawn: the send's delivered bar has a size on the page.
+    testid("nav-overview").click()
+    chart = testid("overview-chart")
+    expect(chart.size["width"] > 0 and chart.size["height"] > 0, f"the chart has a size: {chart.size}")
+    bars = [bar for bar in chart.find_elements(By.CSS_SELECTOR, "rect") if bar.size["height"] > 0]
+    expect(bars, "the chart draws the delivered send")
+    shot("overview-chart")
 
     # Every page's controls are labelled or named.
     for nav in ["nav-overview", "nav-users", "nav-devices", "nav-sends", "nav-compose", "nav-data", "nav-mailbox", "nav-storage", "nav-emulator"]:

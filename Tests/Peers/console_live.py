@@ -51,7 +51,9 @@ async def main():
         joined = await join(socket, "console:sends", "1", {"broadcast": {"self": False}, "private": True})
         expect(joined["status"] == "ok", f"the console joins its topic: {joined}")
         other = await join(socket, "room-of-the-app", "2", {"private": True})
-        expect(other["status"] == "error" and "console's topics" in json.dumps(other), f"nothing of the app's: {other}")
+        expect(other["status"] == "error" and "joins only console:sends" in json.dumps(other), f"nothing of the app's: {other}")
+        unknown = await join(socket, "console:users", "4", {"private": True})
+        expect(unknown["status"] == "error" and "no topic" in json.dumps(unknown), f"no other console topic: {unknown}")
         changes = await join(socket, "todos-feed", "3", {"postgres_changes": [{"event": "*", "schema": "public", "table": "todos"}]})
         expect(changes["status"] == "error" and "follows no table" in json.dumps(changes), f"no table: {changes}")
 

@@ -14,9 +14,13 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct ConsoleTests {
     static let password = "a-console-password"
 
-    /// A server with its console and one administrator.
-    static func fixture(push: PushSettings.Loaded = PushSettings.unset) async throws -> ServerFixture {
-        let fixture = try await ServerFixture.start(configure: { $0.consolePort = 0 }, push: push)
+    /// A server with its console and one administrator; sending to `emulator` when given, whose
+    /// control plane the console's Emulator page then reaches (as `soar serve --with-emulator`).
+    static func fixture(emulator: EmulatorFixture? = nil) async throws -> ServerFixture {
+        let control = emulator.map { emulator in
+            { @Sendable (method: String, path: String, body: Data) in emulator.emulator.control.handle(method: method, path: path, body: body) }
+        }
+        let fixture = try await ServerFixture.start(configure: { $0.consolePort = 0; $0.emulatorControl = control }, push: try emulator?.pushSettings() ?? PushSettings.unset)
         _ = try fixture.server.store.addAdmin(email: "admin@example.com", passwordHash: try PasswordHasher(memoryKiB: 64, passes: 1).hash(password))
         return fixture
     }
@@ -142,7 +146,7 @@ import Testing
 
     @Test func composeSendsAndTheSendsPageCountsIt() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try await Self.fixture(push: try emulator.pushSettings())
+        let fixture = try await Self.fixture(emulator: emulator)
         let user = try await fixture.signUp("console-push@example.com")
         let token = String(repeating: "5c", count: 32)
         #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(token)","platform":"ios"}"#).status == 201)
@@ -160,12 +164,23 @@ import Testing
         let unknown = try await Self.console(
             fixture, "POST", "/console/api/compose", cookie: cookie, csrf: csrf, body: #"{"audience":"nobody@example.com","title":"Hi","body":"There"}"#)
         #expect(unknown.status == 404, "\(unknown.text)")
+        // Nothing to show, or a picture iOS would not load: refused, saying why, nothing sent.
+        for (body, why) in [(#"{"audience":"all"}"#, "a title or a body"), (#"{"audience":"all","title":"Hi","image":"http://example.com/a.png"}"#, "an https URL"),
+                            (#"{"audience":"all","title":"Hi","image":"not a url"}"#, "an https URL")] {
+            let refused = try await Self.console(fixture, "POST", "/console/api/compose", cookie: cookie, csrf: csrf, body: body)
+            #expect(refused.status == 400 && refused.object["message"]?.stringValue?.contains(why) == true, "\(body): \(refused.text)")
+        }
         let sent = try await Self.console(
             fixture, "POST", "/console/api/compose", cookie: cookie, csrf: csrf,
             body: #"{"audience":"console-push@example.com","title":"Hi","body":"There","link":"soar:///notifications"}"#)
         #expect(sent.status == 202, "\(sent.text)")
         let id = try #require(sent.object["send_id"]?.stringValue)
+        #expect(sent.object["status"] == .string("/console/api/sends/\(id)"), "the console's own status link: \(sent.text)")
         _ = try await fixture.finishedSend(id)
+        #expect(try await Self.console(fixture, "GET", "/console/api/sends/\(id)", cookie: cookie).status == 200)
+        #expect(try await Self.console(fixture, "GET", "/console/api/emulator/stats", cookie: cookie).status == 200)
+        let fault = try await Self.console(fixture, "POST", "/console/api/emulator/faults", cookie: cookie, csrf: csrf, body: #"{"status":418}"#)
+        #expect(fault.status == 400 && fault.object["error"] == "emulator_refused" && fault.object["message"]?.stringValue?.contains("429, 500 or 503") == true, "\(fault.text)")
         #expect(emulator.emulator.state.deliveries.first?.payload.objectValue?["deeplink"] == "soar:///notifications")
         let sends = try await Self.console(fixture, "GET", "/console/api/sends", cookie: cookie)
         #expect(sends.rows.first?["send_id"] == .string(id) && sends.rows.first?["delivered"] == 1, "\(sends.text)")
@@ -178,7 +193,7 @@ import Testing
     /// hears the console's topic alone; a composed send's delivery arrives on it; app users cannot join.
     @Test(.ownThread) func sendsProgressArrivesLiveOnTheConsolesChannel() async throws {
         let emulator = try EmulatorFixture()
-        let fixture = try await Self.fixture(push: try emulator.pushSettings())
+        let fixture = try await Self.fixture(emulator: emulator)
         let user = try await fixture.signUp("console-live@example.com")
         #expect(try await fixture.call("POST", "/rest/v1/device_tokens", bearer: user.token, body: #"{"token":"\#(String(repeating: "7e", count: 32))","platform":"ios"}"#).status == 201)
         let (cookie, csrf) = try await Self.signIn(fixture)
@@ -206,6 +221,10 @@ import Testing
         #expect(mailbox.status == 200, "\(mailbox.text)")
         let buckets = try await Self.console(fixture, "GET", "/console/api/storage", cookie: cookie)
         #expect(buckets.rows.contains { $0["id"] == "avatars" }, "\(buckets.text)")
+        let avatars = buckets.rows.first { $0["id"] == "avatars" }
+        #expect(avatars?["allowed_mime_types"]?.arrayValue?.contains("image/png") == true, "mime types as a list: \(buckets.text)")
+        #expect(try await Self.console(fixture, "GET", "/console/api/storage/avatars", cookie: cookie).status == 200)
+        #expect(try await Self.console(fixture, "GET", "/console/api/storage/nope", cookie: cookie).status == 404)
 
         // Signed out everywhere: the user's token stops working at once; then deleted.
         let signOut = try await Self.console(fixture, "POST", "/console/api/users/\(user.id)/signout", cookie: cookie, csrf: csrf)

@@ -129,7 +129,7 @@ struct AdminRemoveCommand: Command {
         defer { close() }
         let removed: Bool
         do { removed = try store.removeAdmin(email: email) } catch { throw .configuration(error.message) }
-        guard removed else { throw .usage("\(email) is no administrator") }
+        guard removed else { throw .usage("\(email) is not an administrator") }
         console.print("removed administrator \(email)")
     }
 }

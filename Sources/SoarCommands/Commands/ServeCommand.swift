@@ -291,7 +291,9 @@ struct ServeCommand: Command {
         if let directory = configuration.storageDirectory { console.print("storage: \(directory)") }
         if let url = server.consoleURL {
             let none = ((try? store.admins()) ?? []).isEmpty
-            console.print("console: \(url)" + (none ? " (no administrator yet: soar admin add EMAIL --password-stdin)" : ""))
+            // The hint names soar as it was started (./scripts/run starts .build/release/soar).
+            let soar = CommandLine.arguments.first.map { $0.hasSuffix("/soar") || $0 == "soar" ? $0 : "soar" } ?? "soar"
+            console.print("console: \(url)" + (none ? " (no administrator yet: \(soar) admin add EMAIL --password-stdin)" : ""))
         }
         console.flush()
         await termination.wait()

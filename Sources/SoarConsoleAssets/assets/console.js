@@ -122,7 +122,7 @@ function card(label, value) {
 async function overview(main) {
   const data = await api("GET", "/overview");
   const rate = data.success_rate == null ? "–" : (100 * data.success_rate).toFixed(1) + "%";
-  const chart = el("svg", { class: "chart", role: "img", "aria-label": "Delivered and failed, recent sends", viewBox: "0 0 300 80", width: "600", height: "160" });
+  const chart = svg("svg", { class: "chart", "data-testid": "overview-chart", role: "img", "aria-label": "Delivered and failed, recent sends", viewBox: "0 0 300 80", width: "600", height: "160" });
   const most = Math.max(1, ...data.recent.map((s) => s.delivered + s.failed));
   data.recent.forEach((send, index) => {
     const x = index * 10, delivered = 76 * send.delivered / most, failed = 76 * send.failed / most;
@@ -137,11 +137,15 @@ async function overview(main) {
     el("h2", { text: "Failures by Apple's reason" }), table([["Reason", (r) => r[0]], ["Count", (r) => String(r[1])]], Object.entries(data.failures_by_reason)));
 }
 
+/// An SVG element (document.createElement would make an HTML element of that name, drawn as nothing).
+function svg(tag, attributes) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  return node;
+}
+
 function svgRect(x, y, height, kind) {
-  const rect = document.createElementNS("http://www.w3.org/2000/svg", "rect");
-  for (const [name, value] of Object.entries({ x, y, width: 8, height })) rect.setAttribute(name, String(value));
-  if (kind) rect.setAttribute("class", kind);
-  return rect;
+  return svg("rect", kind ? { x, y, width: 8, height, class: kind } : { x, y, width: 8, height });
 }
 
 function searchable(main, title, load, draw) {

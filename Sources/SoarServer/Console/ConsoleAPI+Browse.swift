@@ -1,5 +1,6 @@
 import Foundation
 import SoarCore
+import SoarStorage
 import SoarStore
 
 /// The console's read-mostly pages: a user's detail (devices, inbox) and the actions on them
@@ -58,7 +59,17 @@ extension ConsoleAPI {
 
     /// `GET /storage`: buckets; `GET /storage/<bucket>?prefix=`: up to 200 of its objects.
     func storage(_ bucket: String?, prefix: String) throws(ConsoleError) -> JSONValue {
-        guard let bucket, !bucket.isEmpty else { return .array(try builtInRows("storage.buckets", where: nil, order: "id", limit: 500)) }
+        guard let bucket, !bucket.isEmpty else {
+            // `allowed_mime_types` is kept as Postgres's array literal: shown as the list it is.
+            return .array(try builtInRows("storage.buckets", where: nil, order: "id", limit: 500).map { row in
+                guard case .object(var bucket) = row, let types = bucket["allowed_mime_types"]?.stringValue else { return row }
+                bucket["allowed_mime_types"] = .array(PostgresArray.parse(types).map(JSONValue.string))
+                return .object(bucket)
+            })
+        }
+        guard !(try builtInRows("storage.buckets", where: ("id", bucket), order: nil, limit: 1)).isEmpty else {
+            throw ConsoleError(404, "not_found", "No bucket has the id \(bucket)")
+        }
         let objects = try builtInRows("storage.objects", where: ("bucket_id", bucket), order: "name", limit: 200)
         return .array(objects.filter { ($0.objectValue?["name"]?.stringValue ?? "").hasPrefix(prefix) })
     }

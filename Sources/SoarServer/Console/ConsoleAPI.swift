@@ -50,6 +50,11 @@ struct ConsoleAPI: Sendable {
                     throw ConsoleError(503, "no_emulator", "No APNs emulator runs in this server: soar serve --with-emulator")
                 }
                 let answer = emulator(request.method, String(path.dropFirst("/emulator".count)), request.body)
+                // The emulator's refusals ({"error": why}) in the console's own shape.
+                if answer.status >= 400 {
+                    let why = (try? JSONValue.read(answer.body))?.objectValue?["error"]?.stringValue ?? "the APNs emulator refused this"
+                    throw ConsoleError(answer.status, "emulator_refused", why)
+                }
                 return HTTPResponse(status: answer.status, headers: [("content-type", "application/json")], body: answer.body)
             default:
                 if request.method == "GET", path.hasPrefix("/sends/") { return .json(200, try pushed { () throws(PushError) in try push.sendStatus(id: String(path.dropFirst("/sends/".count))) }) }
@@ -173,11 +178,20 @@ struct ConsoleAPI: Sendable {
         }
         var alert: [String: JSONValue] = [:]
         for key in ["title", "body"] { if let text = fields[key]?.stringValue, !text.isEmpty { alert[key] = .string(text) } }
+        guard !alert.isEmpty else { throw ConsoleError(400, "invalid_request", "A notification needs a title or a body") }
         var payload: [String: JSONValue] = ["aps": ["alert": .object(alert), "sound": "default"]]
         if let link = fields["link"]?.stringValue, !link.isEmpty { payload["deeplink"] = .string(link) }
-        if let image = fields["image"]?.stringValue, !image.isEmpty { body["image_url"] = .string(image) }
+        if let image = fields["image"]?.stringValue, !image.isEmpty {
+            guard let url = URL(string: image), url.scheme == "https", url.host != nil else {
+                throw ConsoleError(400, "invalid_request", "image: an https URL (iOS loads a notification's picture over HTTPS only)")
+            }
+            body["image_url"] = .string(image)
+        }
         body["payload"] = .object(payload)
-        return try pushed { () throws(PushError) in try push.sendPush(body: .object(body)) }
+        guard case .object(var answer) = try pushed({ () throws(PushError) in try push.sendPush(body: .object(body)) }) else { return .null }
+        // Where the console itself reads the send's progress (send-push names the service role's).
+        if let id = answer["send_id"]?.stringValue { answer["status"] = .string("/console/api/sends/\(id)") }
+        return .object(answer)
     }
 
     /// A payload checked as `soar payload validate` checks it (an alert's): valid or why not, its

@@ -11,9 +11,10 @@ struct ChannelPolicies: ChannelAuthority {
         // The console's topics are Soar's, whatever the app's policies say; its sockets hear nothing else.
         if topic.hasPrefix("console:") {
             guard identity.role == ConsoleLive.role else { return .failure(RealtimeError("\(topic) is the console's: only its administrators' pages join it")) }
+            guard topic == ConsoleLive.topic else { return .failure(RealtimeError("the console has no topic \(topic); its page joins \(ConsoleLive.topic)")) }
             return .success(ChannelRights(read: true, broadcast: false, presence: false))
         }
-        guard identity.role != ConsoleLive.role else { return .failure(RealtimeError("the console's socket joins only the console's topics")) }
+        guard identity.role != ConsoleLive.role else { return .failure(RealtimeError("the console's socket joins only \(ConsoleLive.topic)")) }
         let access = Access(role: Access.Role(rawValue: identity.role) ?? .anon, userID: identity.userID)
         do {
             let broadcast = try store.channelAccess(topic: topic, extension: "broadcast", as: access)
