@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import SoarCore
 import Synchronization
 
 /// One request as it arrives, kept in libmicrohttpd's per-request slot from its request line on.
@@ -236,7 +237,7 @@ private func allValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(
 /// The request as its headers show it, for the server's body destination.
 private func head(_ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?, _ headers: [(String, String)], _ connection: OpaquePointer) -> HTTPRequest {
     var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/")
-    request.headers = headers.reduce(into: [:]) { $0[$1.0.lowercased()] = $1.1 }
+    request.headers = headers.reduce(into: [:]) { $0[$1.0.lowercasedHeaderName] = $1.1 }
     let values = KeyValues()
     withExtendedLifetime(values) {
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectKeyValue, Unmanaged.passUnretained(values).toOpaque())

@@ -114,18 +114,18 @@ public enum Timestamp {
         var out = [UInt8]()
         out.reserveCapacity(32)
         func put(_ value: Int64, _ width: Int) {
-            var digits = [UInt8](repeating: 48, count: width)
+            let start = out.count
+            out.append(contentsOf: repeatElement(48, count: width))
             var rest = value
-            for index in stride(from: width - 1, through: 0, by: -1) {
-                digits[index] = UInt8(48 + rest % 10)
+            for index in stride(from: start + width - 1, through: start, by: -1) {
+                out[index] = UInt8(48 + rest % 10)
                 rest /= 10
             }
-            out += digits
         }
         put(year, 4); out.append(45); put(month, 2); out.append(45); put(day, 2); out.append(84)
         put(clock / 3600, 2); out.append(58); put(clock / 60 % 60, 2); out.append(58); put(clock % 60, 2)
         out.append(46); put(fraction, fractionDigits)
-        out += Array(zone.utf8)
+        out.append(contentsOf: zone.utf8)
         return String(decoding: out, as: UTF8.self)
     }
 }

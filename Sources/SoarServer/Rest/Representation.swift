@@ -1,4 +1,5 @@
 import Foundation
+import SoarCore
 
 /// How the data API answers (`Accept`) and reads bodies (`Content-Type`), as PostgREST
 /// negotiates them.
@@ -18,7 +19,7 @@ enum Representation: Sendable, Equatable {
     ///
     /// - Throws: 406 PGRST107 naming what was asked for, when none can be served.
     static func answer(accepting header: String?) throws(ServerError) -> Representation {
-        guard let header, !header.trimmingCharacters(in: .whitespaces).isEmpty else { return .json }
+        guard let header, !header.trimmingSpaces.isEmpty else { return .json }
         for type in mediaTypes(header) {
             switch type {
             case "application/json", "application/*", "*/*": return .json
@@ -45,8 +46,13 @@ enum Representation: Sendable, Equatable {
 
     /// `text/csv;q=0.5, application/json` -> the types by preference (q=0 left out).
     private static func mediaTypes(_ header: String, ranked: Bool = true) -> [String] {
+        // The common case, one type and no parameters (`application/json`), without the parsing.
+        if !header.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") }) {
+            let type = header.trimmingSpaces.lowercased()
+            return type.isEmpty ? [] : [type]
+        }
         let entries = header.split(separator: ",").enumerated().compactMap { index, item -> (String, Double, Int)? in
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = item.split(separator: ";").map(\.trimmingSpaces)
             guard let type = parts.first?.lowercased(), !type.isEmpty else { return nil }
             let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             return quality > 0 ? (type, quality, index) : nil

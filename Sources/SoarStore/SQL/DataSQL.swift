@@ -130,8 +130,10 @@ struct DataSQL {
             return SQLStatement(text: text + (returning ? " RETURNING \(allColumns)" : ""), parameters: parameters)
         }
         let checks = commands.compactMap { rules.checks[$0] } + (returning ? [rules.filters[.select]].compactMap { $0 } : [])
-        let check = checks.isEmpty ? "" : ", coalesce((" + checks.map { "(\($0))" }.joined(separator: " AND ") + "), 0)"
-        return SQLStatement(text: text + " RETURNING \(allColumns)\(check)", parameters: parameters, checked: !checks.isEmpty)
+        let check = checks.isEmpty ? nil : "coalesce((" + checks.map { "(\($0))" }.joined(separator: " AND ") + "), 0)"
+        // Rows not to be answered come back as their check alone (or 1): only their count counts.
+        let columns = returning ? [allColumns] + [check].compactMap { $0 } : [check ?? "1"]
+        return SQLStatement(text: text + " RETURNING " + columns.joined(separator: ", "), parameters: parameters, checked: check != nil)
     }
 
     // MARK: Clauses

@@ -136,13 +136,13 @@ extension SQLiteStore {
 
     /// See ``AppSchema/ownsDeviceTokens(_:)``.
     static let oneOwnerTriggers: String = {
+        // Only a token another user holds runs the body: every other write pays one index probe.
         let body = """
+            WHEN EXISTS (SELECT 1 FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id)
             BEGIN
               SELECT RAISE(ABORT, '\(AppSchema.tooManyMoves)')
-                WHERE EXISTS (SELECT 1 FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id)
-                AND (SELECT count(*) FROM soar_device_moves WHERE to_user = NEW.user_id AND moved_at > soar_ago(3600)) >= \(AppSchema.movesPerHour);
-              DELETE FROM soar_device_moves WHERE moved_at < soar_ago(86400)
-                AND EXISTS (SELECT 1 FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id);
+                WHERE (SELECT count(*) FROM soar_device_moves WHERE to_user = NEW.user_id AND moved_at > soar_ago(3600)) >= \(AppSchema.movesPerHour);
+              DELETE FROM soar_device_moves WHERE moved_at < soar_ago(86400);
               INSERT INTO soar_device_moves (token, from_user, to_user, moved_at)
                 SELECT token, user_id, NEW.user_id, now() FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id;
               DELETE FROM device_tokens WHERE token = NEW.token AND user_id <> NEW.user_id;
