@@ -164,6 +164,27 @@ import Testing
         #expect(garbage.status == 200 && garbage.rows.count == 2, "a header that is no range is ignored")
     }
 
+    /// The SQLite store keeps a read's SQL by its request: the same request still answers each
+    /// caller with their own rows and each range with its page, and a value that spells another
+    /// request's parameters is still one value.
+    @Test func aRepeatedReadAnswersEachCallerAndEachQueryAsItself() async throws {
+        let alice = try await fixture.signUp("a@example.com")
+        let bob = try await fixture.signUp("b@example.com")
+        for (user, titles) in [(alice, ["a1", "a2", "a3"]), (bob, ["b1"])] {
+            let rows = titles.enumerated().map { #"{"title":"\#($1)","sort_order":\#($0)}"# }.joined(separator: ",")
+            #expect(try await fixture.call("POST", "/rest/v1/todos", bearer: user.token, body: "[\(rows)]").status == 201)
+        }
+        let path = "/rest/v1/todos?select=title&order=sort_order"
+        for _ in 0..<2 {
+            #expect(try await fixture.call("GET", path, bearer: alice.token).rows.map { $0["title"] } == ["a1", "a2", "a3"])
+            #expect(try await fixture.call("GET", path, bearer: bob.token).rows.map { $0["title"] } == ["b1"])
+            #expect(try await fixture.call("GET", path, bearer: alice.token, headers: ["range": "1-1"]).rows.map { $0["title"] } == ["a2"])
+        }
+        #expect(try await fixture.call("GET", path + "&title=eq.a1", bearer: alice.token).rows.map { $0["title"] } == ["a1"])
+        let spelled = try await fixture.call("GET", "/rest/v1/todos?select=title&order=sort_order%26title%3Deq.a1", bearer: alice.token)
+        #expect(spelled.status == 400, "one order value, not an order and a filter: \(spelled.text)")
+    }
+
     @Test func profileUpsertOfOneFieldKeepsTheOthers() async throws {
         let alice = try await fixture.signUp("a@example.com")
         let upsert = ["prefer": "resolution=merge-duplicates,return=representation"]

@@ -26,7 +26,7 @@ extension JSONValue {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .int(let value): Self.writeInteger(Int64(value), to: &out)
         case .double(let value): out.append(contentsOf: (value.isFinite ? value.description : "null").utf8)
         case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let value): Self.writeString(value, to: &out)
@@ -70,7 +70,11 @@ extension JSONValue {
         let mark = out.count
         out.append(UInt8(ascii: "\""))
         var start = 0
-        for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte >= 0x80 {
+        var index = -1
+        while index + 1 < bytes.count {
+            index += 1
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte >= 0x80 else { continue }
             if byte >= 0x80 {
                 guard !asciiOnly else {
                     out.removeSubrange(mark...)
@@ -85,6 +89,18 @@ extension JSONValue {
         out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         out.append(UInt8(ascii: "\""))
         return true
+    }
+
+    /// An integer's decimal digits, without a String made for them (rows write many).
+    public static func writeInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        let start = out.count
+        repeat {
+            out.append(UInt8(48 + rest % 10))
+            rest /= 10
+        } while rest > 0
+        out[start...].reverse()
     }
 
     private static func escape(_ byte: UInt8, to out: inout [UInt8]) {

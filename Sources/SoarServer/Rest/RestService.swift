@@ -63,6 +63,7 @@ struct RestService: Sendable {
                 query.limit = min(query.limit ?? Int.max, overflow ? Int.max : count)
             }
         }
+        query.cacheKey = Self.cacheKey(exchange.request.query, query)
         let start = query.offset ?? 0
         func checkRange(_ total: Int?) throws(ServerError) {
             if let total, start > total { throw Self.rangeNotSatisfiable("An offset of \(start) was requested, but there are only \(total) rows.") }
@@ -94,6 +95,16 @@ struct RestService: Sendable {
         if let count = read.total, read.rows < count { response.status = 206 }
         if exchange.request.method == "HEAD" { response.body = Data() }
         return response
+    }
+
+    /// The request's query as parsed (`apikey` left out; each name and value with its length, so
+    /// no two queries share a key) and the range a `Range` header set: see ``RowQuery/cacheKey``.
+    static func cacheKey(_ pairs: [(name: String, value: String)], _ query: RowQuery) -> String {
+        var key = ""
+        for pair in pairs where pair.name != "apikey" {
+            key += "\(pair.name.utf8.count):\(pair.name)\(pair.value.utf8.count):\(pair.value)"
+        }
+        return key + "#\(query.offset ?? -1):\(query.limit ?? -1)"
     }
 
     // MARK: writing

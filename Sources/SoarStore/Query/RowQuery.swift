@@ -108,6 +108,10 @@ public struct RowQuery: Sendable {
     public var conflictColumns: [String]?
     /// `columns=` for inserts: the keys taken from each body object.
     public var insertColumns: [String]?
+    /// Names this query among its table's reads (the data API's request, as parsed, and its
+    /// range): two queries of a table with one key are the same query, so a store may keep the
+    /// SQL it wrote for it until the schema changes. Nil: written afresh.
+    public var cacheKey: String?
 
     public init() {}
 

@@ -6,7 +6,7 @@ enum SQLDialect: Sendable {
 }
 
 /// One statement and its values, for either store.
-struct SQLStatement {
+struct SQLStatement: Sendable {
     let text: String
     let parameters: [SQLValue]
     /// Its rows end with a column that is 1 when the row met the policies' `WITH CHECK` (SQLite).

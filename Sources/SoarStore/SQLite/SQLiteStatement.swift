@@ -115,7 +115,7 @@ final class SQLiteStatement {
         case SQLITE_NULL: out.append(contentsOf: "null".utf8)
         case SQLITE_INTEGER:
             let number = sqlite3_column_int64(raw, position)
-            if column.kind == .boolean { out.append(contentsOf: (number != 0 ? "true" : "false").utf8) } else { out.append(contentsOf: String(number).utf8) }
+            if column.kind == .boolean { out.append(contentsOf: (number != 0 ? "true" : "false").utf8) } else { JSONValue.writeInteger(number, to: &out) }
         case SQLITE_TEXT where column.kind.isWrittenAsString:
             guard let text = sqlite3_column_text(raw, position) else { return out.append(contentsOf: "null".utf8) }
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(raw, position)))

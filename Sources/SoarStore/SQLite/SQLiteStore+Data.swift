@@ -16,6 +16,7 @@ extension SQLiteStore {
     func load(_ model: Schema) {
         schema.withLock { $0 = Table.all(model) }
         primaryKeyIndexes.withLock { $0 = [:] }
+        preparedReads.withLock { $0 = [:] }
         self.model.withLock { $0 = model }
         let builtIns = Dictionary(uniqueKeysWithValues: Schema.builtIns.map { ($0.name, Table(model.relation($0.name) ?? $0, schema: model)) })
         self.builtIns.withLock { $0 = builtIns }
@@ -36,14 +37,8 @@ extension SQLiteStore {
     /// The read above without a value made for each cell: SQLite's text goes straight into the
     /// answer (a read of 20 rows spent a fifth of its time making strings and writing them again).
     public func selectJSON(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool, into json: inout JSONText) throws(StoreError) -> (rows: Int, total: Int?)? {
-        let outputs = query.outputs(of: table.columns.map(\.name))
-        guard query.embeddings.isEmpty, !outputs.isEmpty else { return nil }
-        var fields: [(key: JSONText.Key, column: Column)] = []
-        for output in outputs {
-            guard output.embedding == nil, let column = table.column(output.column) else { return nil }
-            fields.append((JSONText.Key(output.key), column))
-        }
-        let (rows, count) = try selection(table, query, as: access, columns: outputs.map(\.column))
+        guard let prepared = try preparedRead(table, query, as: access) else { return nil }
+        let (fields, rows, count) = (prepared.fields, prepared.rows, prepared.count)
         let time = Timestamp.postgres(now())
         return try read { connection throws(StoreError) in
             connection.context.set(access, at: time)
@@ -62,6 +57,29 @@ extension SQLiteStore {
             json.endArray()
             return (written, counting ? try total(count, on: connection) : nil)
         }
+    }
+
+    /// The read's statements and the keys it answers under; nil when it is not answered straight
+    /// as JSON (an embedding). Kept by the query's ``RowQuery/cacheKey`` when it has one.
+    private func preparedRead(_ table: Table, _ query: RowQuery, as access: Access) throws(StoreError) -> PreparedRead? {
+        let key = query.cacheKey.map { "\(access.role.rawValue) \(table.name) \($0)" }
+        if let key, let kept = preparedReads.withLock({ $0[key] }) { return kept }
+        let outputs = query.outputs(of: table.columns.map(\.name))
+        guard query.embeddings.isEmpty, !outputs.isEmpty else { return nil }
+        var fields: [(key: JSONText.Key, column: Column)] = []
+        for output in outputs {
+            guard output.embedding == nil, let column = table.column(output.column) else { return nil }
+            fields.append((JSONText.Key(output.key), column))
+        }
+        let (rows, count) = try selection(table, query, as: access, columns: outputs.map(\.column))
+        let prepared = PreparedRead(fields: fields, rows: rows, count: count)
+        if let key {
+            preparedReads.withLock { kept in
+                if kept.count >= 1024 { kept.removeAll() }
+                kept[key] = prepared
+            }
+        }
+        return prepared
     }
 
     /// A read's statements, `columns` in that order, once the caller's grants allow what it names.
@@ -205,4 +223,11 @@ extension SQLiteStore {
         for row in rows where row.last != .integer(1) { throw StoreError.rowSecurity(table.name) }
         return rows.map { Array($0.dropLast()) }
     }
+}
+
+/// A data API read written as SQL: the JSON keys of its columns, its rows' and its count's statements.
+struct PreparedRead: Sendable {
+    let fields: [(key: JSONText.Key, column: Column)]
+    let rows: SQLStatement
+    let count: SQLStatement
 }

@@ -31,6 +31,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private let readers = Locked([SQLiteConnection]())
     /// Each table's primary-key index (nil: the key is the rowid), as ``keyLookup`` found it.
     let primaryKeyIndexes = Locked([String: String?]())
+    /// The data API's reads as SQL, by role, table and ``RowQuery/cacheKey`` (emptied when the
+    /// schema changes): a repeated request reuses its statements instead of writing them again.
+    let preparedReads = Locked([String: PreparedRead]())
     /// The connection each thread inside ``snapshot(_:)`` reads through, and how many are.
     private let held = Locked([pthread_t: SQLiteConnection]())
     private let snapshots = Atomic(0)
