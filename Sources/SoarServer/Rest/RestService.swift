@@ -7,6 +7,10 @@ import SoarStore
 /// on the app's schema as its migrations left it, with grants and policies applied for the caller.
 struct RestService: Sendable {
     let store: any DataStore
+    /// Reads' queries as parsed, by table and request, while the schema stays the same.
+    private let parsed = ParsedQueries()
+
+    init(store: any DataStore) { self.store = store }
 
     /// Whether a write's answer shows its rows (`return=representation`, `headers-only`'s
     /// Location, `.single()`): only then must they be rows the caller may read, as in PostgREST.
@@ -25,6 +29,8 @@ struct RestService: Sendable {
 
     func handle(_ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
         let name = exchange.parameters["table"] ?? ""
+        // The version first: tables read after it are at least that new (see ParsedQueries).
+        let version = store.schemaVersion
         let tables = store.tables
         guard let table = tables[name] else {
             throw .rest(404, "PGRST205", "Could not find the table 'public.\(name)' in the schema cache")
@@ -36,12 +42,20 @@ struct RestService: Sendable {
         }
         // `.single()` (one object, a write of any other number of rows rolled back), CSV or JSON.
         let answer = try Representation.answer(accepting: exchange.header("accept"))
-        let query: RowQuery
-        do throws(QueryError) {
-            query = try QueryParser(table: table, tables: tables).parse(exchange.request.query.filter { $0.name != "apikey" })
-        } catch {
-            throw Self.failure(error, exchange.access.role)
+        let reading = exchange.request.method == "GET" || exchange.request.method == "HEAD"
+        let key = reading ? name + " " + Self.cacheKey(exchange.request.query) : nil
+        var query: RowQuery
+        if let key, let kept = parsed.query(key, version: version) {
+            query = kept
+        } else {
+            do throws(QueryError) {
+                query = try QueryParser(table: table, tables: tables).parse(exchange.request.query.filter { $0.name != "apikey" })
+            } catch {
+                throw Self.failure(error, exchange.access.role)
+            }
+            if let key { parsed.keep(query, key, version: version) }
         }
+        query.cacheKey = key
         let prefer = Prefer(exchange.header("prefer"))
         switch exchange.request.method {
         case "GET", "HEAD": return try read(table, query, prefer, answer, exchange)
@@ -63,7 +77,8 @@ struct RestService: Sendable {
                 query.limit = min(query.limit ?? Int.max, overflow ? Int.max : count)
             }
         }
-        query.cacheKey = Self.cacheKey(exchange.request.query, query)
+        // The store keeps the SQL by the request and the range.
+        query.cacheKey = query.cacheKey.map { $0 + "#\(query.offset ?? -1):\(query.limit ?? -1)" }
         let start = query.offset ?? 0
         func checkRange(_ total: Int?) throws(ServerError) {
             if let total, start > total { throw Self.rangeNotSatisfiable("An offset of \(start) was requested, but there are only \(total) rows.") }
@@ -97,14 +112,14 @@ struct RestService: Sendable {
         return response
     }
 
-    /// The request's query as parsed (`apikey` left out; each name and value with its length, so
-    /// no two queries share a key) and the range a `Range` header set: see ``RowQuery/cacheKey``.
-    static func cacheKey(_ pairs: [(name: String, value: String)], _ query: RowQuery) -> String {
+    /// The request's query string as parsed (`apikey` left out), each name and value with its
+    /// length so that no two queries share a key: see ``RowQuery/cacheKey``.
+    static func cacheKey(_ pairs: [(name: String, value: String)]) -> String {
         var key = ""
         for pair in pairs where pair.name != "apikey" {
             key += "\(pair.name.utf8.count):\(pair.name)\(pair.value.utf8.count):\(pair.value)"
         }
-        return key + "#\(query.offset ?? -1):\(query.limit ?? -1)"
+        return key
     }
 
     // MARK: writing

@@ -109,19 +109,20 @@ final class SQLiteStatement {
     /// Writes a column of the current row as ``Column/json(_:)`` renders its value, straight from
     /// SQLite's copy for the common cases (null, integers, booleans, ASCII text) and through
     /// ``value(_:)`` for the rest, so the two paths write the same JSON.
-    func writeJSON(_ index: Int, as column: Column, to out: inout [UInt8]) {
+    func writeJSON(_ index: Int, of columns: [Column], to out: inout [UInt8]) {
         let position = Int32(index)
+        let kind = columns[index].kind
         switch sqlite3_column_type(raw, position) {
         case SQLITE_NULL: out.append(contentsOf: "null".utf8)
         case SQLITE_INTEGER:
             let number = sqlite3_column_int64(raw, position)
-            if column.kind == .boolean { out.append(contentsOf: (number != 0 ? "true" : "false").utf8) } else { JSONValue.writeInteger(number, to: &out) }
-        case SQLITE_TEXT where column.kind.isWrittenAsString:
+            if kind == .boolean { out.append(contentsOf: (number != 0 ? "true" : "false").utf8) } else { JSONValue.writeInteger(number, to: &out) }
+        case SQLITE_TEXT where kind.isWrittenAsString:
             guard let text = sqlite3_column_text(raw, position) else { return out.append(contentsOf: "null".utf8) }
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(raw, position)))
             // Other text may not be valid UTF-8: String repairs it, as the other path does.
-            if !JSONValue.writeString(ascii: bytes, to: &out) { column.json(value(index)).write(to: &out) }
-        default: column.json(value(index)).write(to: &out)
+            if !JSONValue.writeString(ascii: bytes, to: &out) { columns[index].json(value(index)).write(to: &out) }
+        default: columns[index].json(value(index)).write(to: &out)
         }
     }
 

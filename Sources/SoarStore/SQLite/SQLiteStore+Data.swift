@@ -1,12 +1,14 @@
 import Foundation
 import SoarCore
 import SoarSchema
+import Synchronization
 
 /// The data API on SQLite: the app's grants and policies (translated from its migrations) are
 /// applied here, as Postgres applies its own: grants before any SQL, `USING` in the WHERE clause,
 /// `WITH CHECK` on each written row, inside the write's transaction.
 extension SQLiteStore {
     public var tables: [String: Table] { schema.withLock { $0 } }
+    public var schemaVersion: Int { schemaChanges.load(ordering: .acquiring) }
 
     public func builtIn(_ name: String) -> Table {
         builtIns.withLock { $0[name] } ?? Table(Schema.builtIns.first { $0.name == name }!)
@@ -17,6 +19,7 @@ extension SQLiteStore {
         schema.withLock { $0 = Table.all(model) }
         primaryKeyIndexes.withLock { $0 = [:] }
         preparedReads.withLock { $0 = [:] }
+        schemaChanges.add(1, ordering: .releasing)
         self.model.withLock { $0 = model }
         let builtIns = Dictionary(uniqueKeysWithValues: Schema.builtIns.map { ($0.name, Table(model.relation($0.name) ?? $0, schema: model)) })
         self.builtIns.withLock { $0 = builtIns }
@@ -38,7 +41,7 @@ extension SQLiteStore {
     /// answer (a read of 20 rows spent a fifth of its time making strings and writing them again).
     public func selectJSON(_ table: Table, _ query: RowQuery, as access: Access, counting: Bool, into json: inout JSONText) throws(StoreError) -> (rows: Int, total: Int?)? {
         guard let prepared = try preparedRead(table, query, as: access) else { return nil }
-        let (fields, rows, count) = (prepared.fields, prepared.rows, prepared.count)
+        let (rows, count) = (prepared.rows, prepared.count)
         let time = Timestamp.postgres(now())
         return try read { connection throws(StoreError) in
             connection.context.set(access, at: time)
@@ -47,9 +50,10 @@ extension SQLiteStore {
             json.beginArray()
             try statement.each(rows.parameters) {
                 json.beginObject()
-                for (index, field) in fields.enumerated() {
-                    json.key(field.key)
-                    json.value { statement.writeJSON(index, as: field.column, to: &$0) }
+                // By index: a Column copied for each cell would retain its every string.
+                for index in prepared.keys.indices {
+                    json.key(prepared.keys[index])
+                    json.value { statement.writeJSON(index, of: prepared.columns, to: &$0) }
                 }
                 json.endObject()
                 written += 1
@@ -66,13 +70,14 @@ extension SQLiteStore {
         if let key, let kept = preparedReads.withLock({ $0[key] }) { return kept }
         let outputs = query.outputs(of: table.columns.map(\.name))
         guard query.embeddings.isEmpty, !outputs.isEmpty else { return nil }
-        var fields: [(key: JSONText.Key, column: Column)] = []
+        var keys: [JSONText.Key] = [], columns: [Column] = []
         for output in outputs {
             guard output.embedding == nil, let column = table.column(output.column) else { return nil }
-            fields.append((JSONText.Key(output.key), column))
+            keys.append(JSONText.Key(output.key))
+            columns.append(column)
         }
         let (rows, count) = try selection(table, query, as: access, columns: outputs.map(\.column))
-        let prepared = PreparedRead(fields: fields, rows: rows, count: count)
+        let prepared = PreparedRead(keys: keys, columns: columns, rows: rows, count: count)
         if let key {
             preparedReads.withLock { kept in
                 if kept.count >= 1024 { kept.removeAll() }
@@ -225,9 +230,11 @@ extension SQLiteStore {
     }
 }
 
-/// A data API read written as SQL: the JSON keys of its columns, its rows' and its count's statements.
+/// A data API read written as SQL: its columns and the JSON keys they answer under, its rows' and
+/// its count's statements.
 struct PreparedRead: Sendable {
-    let fields: [(key: JSONText.Key, column: Column)]
+    let keys: [JSONText.Key]
+    let columns: [Column]
     let rows: SQLStatement
     let count: SQLStatement
 }
