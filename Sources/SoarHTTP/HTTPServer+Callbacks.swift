@@ -99,7 +99,7 @@ func httpAccessHandler(
         let headers = allValues(connection, .HEADER_KIND)
         buffer.headers = headers
         let framing = RequestChecks.framing(headers: headers)
-        let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let length = headers.first { $0.0.isASCII(caseInsensitively: "content-length") }.flatMap { Int($0.1.trimmingSpaces) } ?? 0
         if length > 0 || headers.contains(where: { $0.0.lowercased() == "transfer-encoding" }) {
             deadlines.waitForBody(connection, socket: CMicroHTTPD_socket(connection))
         } else {

@@ -14,6 +14,10 @@ public final class LaterAnswer: @unchecked Sendable {
     private let waiting: WaitingAnswers
     /// The answer once given, and whether the connection is suspended waiting for it.
     private let state = Locked<(build: (@Sendable () -> HTTPResponse)?, suspended: Bool)>((nil, false))
+    /// The answer a resumed connection sends: written once, under the lock, before the resume,
+    /// and read after it on libmicrohttpd's thread (its resume orders the two), so that thread
+    /// does not wait for the lock the answering thread still holds while it resumes.
+    nonisolated(unsafe) private var resumedWith: (@Sendable () -> HTTPResponse)?
 
     init(connection: OpaquePointer, waiting: WaitingAnswers) {
         self.connection = connection
@@ -26,6 +30,7 @@ public final class LaterAnswer: @unchecked Sendable {
             guard state.build == nil else { return }
             state.build = build
             if state.suspended {
+                resumedWith = build
                 // Resumed before it leaves `waiting`: stopping either finds it there (and waits
                 // for this lock) or finds it marked for resume, which libmicrohttpd accepts.
                 MHD_resume_connection(connection)
@@ -50,7 +55,7 @@ public final class LaterAnswer: @unchecked Sendable {
     }
 
     /// On libmicrohttpd's thread after the resume: the answer sent.
-    func sent() -> (@Sendable () -> HTTPResponse)? { state.withLock { $0.build } }
+    func sent() -> (@Sendable () -> HTTPResponse)? { resumedWith }
 }
 
 /// The answers whose connections are suspended, so that stopping can answer them first.

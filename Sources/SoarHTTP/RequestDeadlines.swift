@@ -17,8 +17,10 @@ final class RequestDeadlines: @unchecked Sendable {
     private let limit: Duration
     private let bodyLimit: Duration
     /// By connection (its address): entries leave when libmicrohttpd says it closed, before it
-    /// closes the socket, so a socket shut down here is never another connection's.
-    private let waiting = Locked([UInt: Waiting]())
+    /// closes the socket, so a socket shut down here is never another connection's. In shards by
+    /// address, so that libmicrohttpd's threads, which each touch them three times a request,
+    /// seldom wait for one another.
+    private let shards = (0..<16).map { _ in Locked([UInt: Waiting]()) }
     private let sweeps: DispatchSourceTimer
 
     init(limit: Duration, bodyLimit: Duration) {
@@ -26,12 +28,14 @@ final class RequestDeadlines: @unchecked Sendable {
         self.bodyLimit = bodyLimit
         sweeps = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "soar.http.deadlines"))
         sweeps.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
-        sweeps.setEventHandler { [waiting] in
+        sweeps.setEventHandler { [shards] in
             let now = ContinuousClock.now
-            waiting.withLock { waiting in
-                for (connection, entry) in waiting where now > entry.deadline {
-                    shutdown(entry.socket, Int32(SHUT_RDWR))
-                    waiting[connection] = nil
+            for shard in shards {
+                shard.withLock { waiting in
+                    for (connection, entry) in waiting where now > entry.deadline {
+                        shutdown(entry.socket, Int32(SHUT_RDWR))
+                        waiting[connection] = nil
+                    }
                 }
             }
         }
@@ -41,18 +45,18 @@ final class RequestDeadlines: @unchecked Sendable {
     /// The connection waits for a request's headers from now (it opened, or its answer was sent).
     func waitForHeaders(_ connection: OpaquePointer, socket: Int32) {
         guard socket >= 0 else { return }
-        waiting.withLock { $0[UInt(bitPattern: connection)] = Waiting(socket: socket, deadline: .now + limit) }
+        shard(connection).withLock { $0[UInt(bitPattern: connection)] = Waiting(socket: socket, deadline: .now + limit) }
     }
 
     /// Its headers are in and a body follows: the whole body must come within the body limit.
     func waitForBody(_ connection: OpaquePointer, socket: Int32) {
         guard socket >= 0 else { return }
-        waiting.withLock { $0[UInt(bitPattern: connection)] = Waiting(socket: socket, deadline: .now + bodyLimit) }
+        shard(connection).withLock { $0[UInt(bitPattern: connection)] = Waiting(socket: socket, deadline: .now + bodyLimit) }
     }
 
     /// Its headers are late now: the next sweep shuts it down unless they arrive first.
     func expire(_ connection: OpaquePointer) {
-        waiting.withLock { waiting in
+        shard(connection).withLock { waiting in
             let key = UInt(bitPattern: connection)
             if let entry = waiting[key] { waiting[key] = Waiting(socket: entry.socket, deadline: .now - .seconds(1)) }
         }
@@ -60,7 +64,12 @@ final class RequestDeadlines: @unchecked Sendable {
 
     /// Its headers (or its whole body) arrived: no deadline until it waits again.
     func arrived(_ connection: OpaquePointer) {
-        _ = waiting.withLock { $0.removeValue(forKey: UInt(bitPattern: connection)) }
+        _ = shard(connection).withLock { $0.removeValue(forKey: UInt(bitPattern: connection)) }
+    }
+
+    /// A connection's shard: by its address, past the bits allocation alignment keeps at zero.
+    private func shard(_ connection: OpaquePointer) -> Locked<[UInt: Waiting]> {
+        shards[Int((UInt(bitPattern: connection) >> 6) % UInt(shards.count))]
     }
 
     func closed(_ connection: OpaquePointer) { arrived(connection) }

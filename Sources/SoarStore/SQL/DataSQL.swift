@@ -107,6 +107,27 @@ struct DataSQL {
         return sql.returning(merging ? [.insert, .update] : [.insert], returning: returning, text: text)
     }
 
+    /// What makes two inserts of a table by one role the same SQL text: the columns given, the
+    /// conflict handling, and whether the rows are answered.
+    static func insertShape(_ table: Table, _ values: RowValues, onConflict: ConflictResolution?, returning: Bool) -> String {
+        let conflict = switch onConflict {
+        case nil: ""
+        case .ignore(let columns): "ignore " + columns.joined(separator: ",")
+        case .merge(let columns): "merge " + columns.joined(separator: ",")
+        }
+        return "\(returning) \(conflict) " + table.columns.lazy.map(\.name).filter { values[$0] != nil }.joined(separator: ",")
+    }
+
+    /// The values ``insert(_:_:onConflict:time:returning:)`` binds, in its order (the columns
+    /// given, then an upsert's touched columns): for its text kept by ``insertShape(_:_:onConflict:returning:)``.
+    static func insertParameters(_ table: Table, _ values: RowValues, onConflict: ConflictResolution?, time: String) -> [SQLValue] {
+        var parameters = table.columns.compactMap { values[$0.name] }
+        if case .merge = onConflict {
+            parameters += table.columns.filter { $0.touchedOnUpdate && values[$0.name] == nil }.map { _ in .text(time) }
+        }
+        return parameters
+    }
+
     static func update(_ sql: DataSQL, set values: RowValues, where condition: RowQuery.Condition?, returning: Bool) -> SQLStatement? {
         var sql = sql
         let names = sql.table.columns.map(\.name).filter { values[$0] != nil }

@@ -19,6 +19,7 @@ extension SQLiteStore {
         schema.withLock { $0 = Table.all(model) }
         primaryKeyIndexes.withLock { $0 = [:] }
         preparedReads.withLock { $0 = [:] }
+        insertTexts.withLock { $0 = [:] }
         schemaChanges.add(1, ordering: .releasing)
         self.model.withLock { $0 = model }
         let builtIns = Dictionary(uniqueKeysWithValues: Schema.builtIns.map { ($0.name, Table(model.relation($0.name) ?? $0, schema: model)) })
@@ -159,7 +160,19 @@ extension SQLiteStore {
         // No policy lets this role insert: refused before any column is looked at, as Postgres's RLS does.
         guard table.relation.mayReachAnyRow(.insert, role: access.role.rawValue) else { throw .rowSecurity(table.name) }
         let time = Timestamp.postgres(now())
-        let statements = rows.map { DataSQL.insert(DataSQL(table, .sqlite, rules: rules), $0, onConflict: onConflict, time: time, returning: returning) }
+        let statements = rows.map { row in
+            // The text is kept by the insert's shape; only the values change from one to the next.
+            let key = "\(access.role.rawValue) \(table.name) " + DataSQL.insertShape(table, row, onConflict: onConflict, returning: returning)
+            if let kept = insertTexts.withLock({ $0[key] }) {
+                return SQLStatement(text: kept.text, parameters: DataSQL.insertParameters(table, row, onConflict: onConflict, time: time), checked: kept.checked)
+            }
+            let statement = DataSQL.insert(DataSQL(table, .sqlite, rules: rules), row, onConflict: onConflict, time: time, returning: returning)
+            insertTexts.withLock { kept in
+                if kept.count >= 1024 { kept.removeAll() }
+                kept[key] = (statement.text, statement.checked)
+            }
+            return statement
+        }
         let ignoring = if case .ignore = onConflict { true } else { false }
         return { connection throws(StoreError) in
             connection.context.set(access, at: time)
