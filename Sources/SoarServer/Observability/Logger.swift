@@ -27,7 +27,8 @@ public final class Logger: Sendable {
     }
 
     public let level: Level
-    private let write: @Sendable ([UInt8]) -> Void
+    /// A line, and whether it must be written at once (a warning or an error).
+    private let write: @Sendable ([UInt8], Bool) -> Void
     /// Standard error is systemd's journal (it sets `JOURNAL_STREAM`): each line starts with its
     /// priority (`<4>`), so `journalctl -p warning` finds warnings; the journal keeps the time.
     private let journal: Bool
@@ -37,9 +38,9 @@ public final class Logger: Sendable {
         self.level = level
         journal = lines == nil && !(environment["JOURNAL_STREAM"] ?? "").isEmpty
         if let lines {
-            write = { bytes in lines(String(decoding: bytes.dropLast(), as: UTF8.self)) }
+            write = { bytes, _ in lines(String(decoding: bytes.dropLast(), as: UTF8.self)) }
         } else {
-            write = Logger.standardError
+            write = { bytes, urgent in StandardErrorLines.shared.write(bytes, urgent: urgent) }
         }
     }
 
@@ -53,11 +54,48 @@ public final class Logger: Sendable {
         line.field("msg", .string(message))
         for (key, value) in fields { line.field(key, value) }
         line.endObject()
-        write((journal ? Array("<\(level.priority)>".utf8) : []) + line.bytes + [UInt8(ascii: "\n")])
+        write((journal ? Array("<\(level.priority)>".utf8) : []) + line.bytes + [UInt8(ascii: "\n")], level >= .warn)
+    }
+}
+
+/// Whole lines to standard error from any thread, in order and never interleaved, many to a
+/// write(2) under load: a line waits until 16 KB wait, or 50 ms passed (a timer writes what waits
+/// then), or a warning or an error comes, written at once with everything before it. What still
+/// waits is written when the process exits.
+final class StandardErrorLines: @unchecked Sendable {
+    static let shared = StandardErrorLines()
+    private static let batch = 16_384
+    private let pending = Locked<[UInt8]>([])
+    /// Held while a batch is taken and written, so that batches keep their order.
+    private let writing = NSLock()
+    private let timer: DispatchSourceTimer
+
+    private init() {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "soar.log"))
+        timer.setEventHandler { StandardErrorLines.shared.flush() }
+        timer.resume()
+        atexit { StandardErrorLines.shared.flush() }
     }
 
-    /// One write(2) per line, so lines from several threads never interleave (no lock needed).
-    private static let standardError: @Sendable ([UInt8]) -> Void = { bytes in
+    func write(_ line: [UInt8], urgent: Bool) {
+        let full = pending.withLock { pending in
+            // The first line to wait sets the timer: an idle server is not woken.
+            if pending.isEmpty { timer.schedule(deadline: .now() + .milliseconds(50), leeway: .milliseconds(10)) }
+            pending += line
+            return pending.count >= Self.batch
+        }
+        if urgent || full { flush() }
+    }
+
+    /// Writes every line given so far.
+    func flush() {
+        writing.lock()
+        defer { writing.unlock() }
+        let bytes = pending.withLock { pending in
+            let bytes = pending
+            pending.removeAll(keepingCapacity: true)
+            return bytes
+        }
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
