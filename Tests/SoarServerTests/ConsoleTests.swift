@@ -226,6 +226,23 @@ import Testing
         #expect(try await Self.console(fixture, "GET", "/console/api/storage/avatars", cookie: cookie).status == 200)
         #expect(try await Self.console(fixture, "GET", "/console/api/storage/nope", cookie: cookie).status == 404)
 
+        // Two sessions listed; one revoked: its token stops working at once, the other's goes on.
+        let first = try await Self.console(fixture, "GET", "/console/api/users/\(user.id)", cookie: cookie).object["sessions"]?.arrayValue?.first?.objectValue?["id"]
+        let second = try await fixture.call("POST", "/auth/v1/token?grant_type=password", body: #"{"email":"browsed@example.com","password":"correct-horse"}"#)
+        let secondToken = try #require(second.object["access_token"]?.stringValue, "\(second.text)")
+        let sessions = try await Self.console(fixture, "GET", "/console/api/users/\(user.id)", cookie: cookie).object["sessions"]?.arrayValue ?? []
+        #expect(sessions.count == 2 && sessions.allSatisfy { $0.objectValue?["aal"] == "aal1" }, "\(sessions)")
+        let newest = try #require(sessions.compactMap { $0.objectValue?["id"] }.first { $0 != first }?.stringValue)
+        #expect(try await Self.console(fixture, "DELETE", "/console/api/users/\(user.id)/sessions/\(newest)", cookie: cookie).status == 403, "without the CSRF token")
+        let revoked = try await Self.console(fixture, "DELETE", "/console/api/users/\(user.id)/sessions/\(newest)", cookie: cookie, csrf: csrf)
+        #expect(revoked.status == 200, "\(revoked.text)")
+        #expect(try await Self.console(fixture, "DELETE", "/console/api/users/\(user.id)/sessions/\(newest)", cookie: cookie, csrf: csrf).status == 404)
+        let oneLeft = try await Self.console(fixture, "GET", "/console/api/users/\(user.id)", cookie: cookie).object["sessions"]?.arrayValue ?? []
+        #expect(oneLeft.count == 1, "\(oneLeft)")
+        let stillIn = try await fixture.call("GET", "/rest/v1/todos", bearer: user.token).status
+        let cut = try await fixture.call("GET", "/rest/v1/todos", bearer: secondToken).status
+        #expect(stillIn == 200 && cut == 401, "the first session goes on (\(stillIn)), the revoked one is refused (\(cut))")
+
         // Signed out everywhere: the user's token stops working at once; then deleted.
         let signOut = try await Self.console(fixture, "POST", "/console/api/users/\(user.id)/signout", cookie: cookie, csrf: csrf)
         #expect(signOut.status == 200, "\(signOut.text)")

@@ -71,6 +71,7 @@ import Testing
         let summary = try await finished(fixture, try #require(answer.object["send_id"]?.stringValue))
         #expect(summary["delivered"] == 1 && summary["failed"] == 2 && summary["removed"] == 2, "\(summary)")
         #expect(summary["reasons"] == ["BadDeviceToken": 1, "Unregistered": 1])
+        #expect(summary["removed_by_reason"] == ["BadDeviceToken": 1, "Unregistered": 1], "\(summary)")
         let left = try await fixture.call("GET", "/rest/v1/device_tokens?select=token", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey])
         #expect(left.rows.map { $0["token"] } == [.string(Self.token(2))])
         let metrics = try await fixture.call("GET", "/metrics", bearer: fixture.serviceKey, headers: ["apikey": fixture.serviceKey]).text

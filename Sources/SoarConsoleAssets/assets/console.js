@@ -134,7 +134,8 @@ async function overview(main) {
     el("h2", { text: "Devices by environment" }), table([["Environment", (r) => r[0]], ["Devices", (r) => String(r[1])]], Object.entries(data.devices_by_environment)),
     el("h2", { text: "Devices by app" }), table([["Bundle id", (r) => r[0]], ["Devices", (r) => String(r[1])]], Object.entries(data.devices_by_bundle)),
     el("h2", { text: "Delivery, recent sends" }), chart,
-    el("h2", { text: "Failures by Apple's reason" }), table([["Reason", (r) => r[0]], ["Count", (r) => String(r[1])]], Object.entries(data.failures_by_reason)));
+    el("h2", { text: "Failures by Apple's reason" }), table([["Reason", (r) => r[0]], ["Count", (r) => String(r[1])]], Object.entries(data.failures_by_reason)),
+    el("h2", { text: "Tokens removed by Apple's reason" }), table([["Reason", (r) => r[0]], ["Tokens removed", (r) => String(r[1])]], Object.entries(data.tokens_removed_by_reason)));
 }
 
 /// An SVG element (document.createElement would make an HTML element of that name, drawn as nothing).
@@ -176,6 +177,9 @@ async function userDetail(id, into) {
     el("h2", { text: user.email || user.id }),
     el("p", {}, act("Sign out everywhere", "POST", `/users/${id}/signout`, () => alert("Their sessions ended")), " ",
       act("Delete user", "DELETE", `/users/${id}`, () => { into.replaceChildren(); route(); })),
+    el("h3", { text: "Sessions" }),
+    table([["Signed in", (s) => s.created_at], ["Last refreshed", (s) => s.refreshed_at], ["Level", (s) => s.aal],
+      ["Revoke", (s) => act("Revoke", "DELETE", `/users/${id}/sessions/${s.id}`, () => userDetail(id, into))]], user.sessions),
     el("h3", { text: "Devices" }),
     table([["Token", (d) => el("span", { class: "mono", text: d.token })], ["Environment", (d) => d.environment || "unknown"], ["Last seen", (d) => d.updated_at || "–"]], user.devices),
     el("h3", { text: "Inbox" }),

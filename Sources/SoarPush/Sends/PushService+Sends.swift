@@ -33,7 +33,7 @@ extension PushService {
         return .object([
             "send_id": .string(summary.id), "created_at": .string(summary.createdAt), "finished_at": summary.finishedAt.map { .string($0) } ?? .null,
             "total": .int(summary.total), "pending": .int(summary.pending), "delivered": .int(summary.delivered), "failed": .int(summary.failed),
-            "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }), "opens": .int(summary.opens), "redelivered": .int(summary.redelivered),
+            "removed": .int(summary.removed), "reasons": .object(summary.reasons.mapValues { .int($0) }), "removed_by_reason": .object(summary.removedReasons.mapValues { .int($0) }), "opens": .int(summary.opens), "redelivered": .int(summary.redelivered),
             "suppressed": .object(Dictionary(uniqueKeysWithValues: ["opted_out", "quiet_hours", "frequency_cap"].map { ($0, JSONValue.int(summary.suppressed[$0] ?? 0)) })),
             "webhooks": .object(Dictionary(uniqueKeysWithValues: ["pending", "delivered", "failed"].map { ($0, JSONValue.int(webhookCounts[$0] ?? 0)) })),
         ])

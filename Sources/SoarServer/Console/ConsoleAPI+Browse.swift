@@ -18,6 +18,13 @@ extension ConsoleAPI {
         case ("POST", "signout"?):
             try stored { () throws(StoreError) in try store.deleteSessions(userID: user.id, only: nil, except: nil) }
             return ["id": .string(user.id), "signed_out": true]
+        case ("DELETE", "sessions"?):
+            // One session ends (its tokens refused at once); the user's others go on.
+            guard parts.count == 3, try stored({ () throws(StoreError) in try store.sessions(userID: user.id) }).contains(where: { $0.id == parts[2] }) else {
+                throw ConsoleError(404, "not_found", "\(user.email ?? user.id) has no session \(parts.count == 3 ? parts[2] : "")")
+            }
+            try stored { () throws(StoreError) in try store.deleteSessions(userID: user.id, only: parts[2], except: nil) }
+            return ["id": .string(user.id), "session": .string(parts[2]), "revoked": true]
         case ("DELETE", nil):
             _ = try stored { () throws(StoreError) in try store.deleteUser(id: user.id) }
             return ["id": .string(user.id), "deleted": true]
@@ -26,6 +33,9 @@ extension ConsoleAPI {
             return [
                 "id": .string(user.id), "email": user.email.map(JSONValue.string) ?? .null, "created_at": .string(user.createdAt),
                 "last_sign_in_at": user.lastSignInAt.map(JSONValue.string) ?? .null,
+                "sessions": .array(try stored { () throws(StoreError) in try store.sessions(userID: user.id) }.map { session in
+                    ["id": .string(session.id), "created_at": .string(session.createdAt), "refreshed_at": .string(session.updatedAt), "aal": .string(session.aal)]
+                }),
                 "devices": .array(devices.map(JSONValue.object)), "inbox": .array(try rows(of: "notifications", where: ("user_id", user.id), order: "created_at", limit: 50)),
             ]
         default:

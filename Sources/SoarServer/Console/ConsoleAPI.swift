@@ -103,12 +103,12 @@ struct ConsoleAPI: Sendable {
         let sends = try pushed { () throws(PushError) in try push.sends(limit: 100) }.arrayValue ?? []
         let today = String(Timestamp.postgres(now()).prefix(10))
         var delivered = 0, failed = 0
-        var removedByReason: [String: Int] = [:]
+        var failedByReason: [String: Int] = [:], removedByReason: [String: Int] = [:]
         for send in sends {
             delivered += send.objectValue?["delivered"]?.intValue ?? 0
             failed += send.objectValue?["failed"]?.intValue ?? 0
-            let reasons: [String: JSONValue] = send.objectValue?["reasons"]?.objectValue ?? [:]
-            for (reason, count) in reasons { removedByReason[reason, default: 0] += count.intValue ?? 0 }
+            for (reason, count) in send.objectValue?["reasons"]?.objectValue ?? [:] { failedByReason[reason, default: 0] += count.intValue ?? 0 }
+            for (reason, count) in send.objectValue?["removed_by_reason"]?.objectValue ?? [:] { removedByReason[reason, default: 0] += count.intValue ?? 0 }
         }
         let recent: [JSONValue] = sends.prefix(30).reversed().map { send in
             .object(["created_at": send.objectValue?["created_at"] ?? .null, "delivered": send.objectValue?["delivered"] ?? .int(0), "failed": send.objectValue?["failed"] ?? .int(0)])
@@ -118,7 +118,8 @@ struct ConsoleAPI: Sendable {
         answer["devices_by_environment"] = .object(environments.mapValues(JSONValue.int))
         answer["devices_by_bundle"] = .object(bundles.mapValues(JSONValue.int))
         answer["sends_today"] = .int(sends.filter { ($0.objectValue?["created_at"]?.stringValue ?? "").hasPrefix(today) }.count)
-        answer["failures_by_reason"] = .object(removedByReason.mapValues(JSONValue.int))
+        answer["failures_by_reason"] = .object(failedByReason.mapValues(JSONValue.int))
+        answer["tokens_removed_by_reason"] = .object(removedByReason.mapValues(JSONValue.int))
         return .object(answer)
     }
 

@@ -117,6 +117,15 @@ public struct MFAFactor: Sendable, Equatable {
     }
 }
 
+/// A signed-in session (GoTrue's `auth.sessions` row): when it began, when its token was last
+/// refreshed, and its assurance level.
+public struct SessionRecord: Sendable, Equatable {
+    public let id: String
+    public let createdAt: String
+    public let updatedAt: String
+    public let aal: String
+}
+
 /// A mail kept in the development mailbox.
 public struct Mail: Sendable, Equatable {
     public var to: String
@@ -189,6 +198,8 @@ public protocol AuthStore: Sendable {
     /// Takes (and removes) a challenge: each is verified once. Its factor and when it was made.
     func takeChallenge(id: String) throws(StoreError) -> (factorID: String, createdAt: String)?
     func sessionExists(_ id: String) throws(StoreError) -> Bool
+    /// A user's sessions, newest first.
+    func sessions(userID: String) throws(StoreError) -> [SessionRecord]
     /// Ends sessions: one (`local`), all of the user's (`global`), or all but one (`others`).
     func deleteSessions(userID: String, only: String?, except: String?) throws(StoreError)
     /// Uses a refresh token once, atomically: see ``RefreshOutcome``. `successorHashes` are the

@@ -174,6 +174,17 @@ struct AuthSQL {
         !(try connection.rows("SELECT 1 FROM \(sessions) WHERE id = $1", [.text(id)]).isEmpty)
     }
 
+    func sessions(userID: String, on connection: some SQLConnection) throws(StoreError) -> [SessionRecord] {
+        let time = { (text: String?) in text.map { Timestamp.parse($0).map(Timestamp.postgres) ?? $0 } ?? "" }
+        return try connection.rows(
+            "SELECT CAST(id AS text), CAST(created_at AS text), CAST(updated_at AS text), aal FROM \(sessions) WHERE CAST(user_id AS text) = $1 ORDER BY created_at DESC",
+            [.text(userID)]
+        ).compactMap { row in
+            guard let id = row[0].text else { return nil }
+            return SessionRecord(id: id, createdAt: time(row[1].text), updatedAt: time(row[2].text), aal: row[3].text ?? "aal1")
+        }
+    }
+
     /// One session (`only`), or all of the user's but `except` (none: all).
     func deleteSessions(userID: String, only: String?, except: String?, on connection: some SQLConnection) throws(StoreError) {
         // As text: the ids given may not be UUIDs at all.

@@ -116,6 +116,10 @@ extension PostgresStore {
         return exists
     }
 
+    public func sessions(userID: String) throws(StoreError) -> [SessionRecord] {
+        try run { connection throws(StoreError) in try Self.auth.sessions(userID: userID, on: connection) }
+    }
+
     public func deleteSessions(userID: String, only: String?, except: String?) throws(StoreError) {
         defer { recentSessions.forgetAll() }
         try run { connection throws(StoreError) in try Self.auth.deleteSessions(userID: userID, only: only, except: except, on: connection) }

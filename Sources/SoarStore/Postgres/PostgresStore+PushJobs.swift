@@ -256,7 +256,10 @@ extension PostgresStore {
                 var count = counts[send] ?? (0, 0, 0, 0, [:])
                 if (Int(row[4] ?? "") ?? 0) > 1 { count.redelivered += 1 }
                 if row[1] == "delivered" { count.delivered += 1 } else { count.failed += 1 }
-                if row[3] == "t" { count.removed += 1 }
+                if row[3] == "t" {
+                    count.removed += 1
+                    count.reasons[removedPrefix + (row[2] ?? "Unknown"), default: 0] += 1
+                }
                 if row[1] != "delivered" { count.reasons[row[2] ?? "Unknown", default: 0] += 1 }
                 counts[send] = count
             }
@@ -290,11 +293,11 @@ extension PostgresStore {
             }
             let opens = try connection.query("SELECT count(*) FROM public.notifications WHERE send_id = $1 AND opened_at IS NOT NULL", [id])
             func number(_ index: Int) -> Int { Int(send[index] ?? "") ?? 0 }
-            let (failures, suppressed) = reasons.splitSuppressed()
+            let (failures, suppressed, removedReasons) = reasons.splitByKind()
             func time(_ text: String?) -> String? { text.map { Timestamp.parse($0).map(Timestamp.postgres) ?? $0 } }
             return PushSendSummary(
                 id: id, createdAt: time(send[0]) ?? "", finishedAt: time(send[1]), total: number(2), pending: number(2) - number(3) - number(4),
-                delivered: number(3), failed: number(4), removed: number(5), reasons: failures, suppressed: suppressed,
+                delivered: number(3), failed: number(4), removed: number(5), reasons: failures, removedReasons: removedReasons, suppressed: suppressed,
                 opens: Int(opens.first?.first.flatMap { $0 } ?? "") ?? 0, redelivered: number(6))
         }
     }

@@ -96,6 +96,8 @@ public struct PushSendSummary: Sendable, Equatable {
     public let removed: Int
     /// Failures by reason.
     public let reasons: [String: Int]
+    /// Device rows removed (dead tokens), by Apple's reason.
+    public let removedReasons: [String: Int]
     /// Devices the send did not go to, by why (`opted_out`: their user muted the send's kind).
     public let suppressed: [String: Int]
     /// Inbox rows of this send their owners opened.
@@ -133,15 +135,23 @@ public enum InboxChange: Sendable, Equatable {
 
 /// Suppressed counts share the reasons' table, under this prefix.
 let suppressedPrefix = "suppressed:"
+/// So do the rows removed by reason, under this one.
+let removedPrefix = "removed:"
 
 extension [String: Int] {
-    /// Failure reasons and suppressed counts, apart.
-    func splitSuppressed() -> (reasons: [String: Int], suppressed: [String: Int]) {
-        var reasons: [String: Int] = [:], suppressed: [String: Int] = [:]
+    /// Failure reasons, suppressed counts and rows removed by reason, apart.
+    func splitByKind() -> (reasons: [String: Int], suppressed: [String: Int], removed: [String: Int]) {
+        var reasons: [String: Int] = [:], suppressed: [String: Int] = [:], removed: [String: Int] = [:]
         for (key, count) in self {
-            if key.hasPrefix(suppressedPrefix) { suppressed[String(key.dropFirst(suppressedPrefix.count))] = count } else { reasons[key] = count }
+            if key.hasPrefix(suppressedPrefix) {
+                suppressed[String(key.dropFirst(suppressedPrefix.count))] = count
+            } else if key.hasPrefix(removedPrefix) {
+                removed[String(key.dropFirst(removedPrefix.count))] = count
+            } else {
+                reasons[key] = count
+            }
         }
-        return (reasons, suppressed)
+        return (reasons, suppressed, removed)
     }
 }
 

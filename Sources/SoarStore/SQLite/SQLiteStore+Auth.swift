@@ -109,6 +109,10 @@ extension SQLiteStore {
         return exists
     }
 
+    public func sessions(userID: String) throws(StoreError) -> [SessionRecord] {
+        try read { connection throws(StoreError) in try Self.auth.sessions(userID: userID, on: connection) }
+    }
+
     public func deleteSessions(userID: String, only: String?, except: String?) throws(StoreError) {
         defer { liveSessions.forgetAll() }
         try write { connection throws(StoreError) in try Self.auth.deleteSessions(userID: userID, only: only, except: except, on: connection) }

@@ -304,7 +304,10 @@ extension SQLiteStore {
                         var count = counts[send] ?? (0, 0, 0, 0, [:])
                         count.redelivered += Int(Self.integer(row[2]))
                         if ending.delivered { count.delivered += jobs } else { count.failed += jobs }
-                        if ending.removed { count.removed += jobs }
+                        if ending.removed {
+                            count.removed += jobs
+                            count.reasons[removedPrefix + (ending.reason ?? "Unknown"), default: 0] += jobs
+                        }
                         if !ending.delivered { count.reasons[ending.reason ?? "Unknown", default: 0] += jobs }
                         counts[send] = count
                     }
@@ -349,13 +352,13 @@ extension SQLiteStore {
                 reasons[Self.text(row[0]) ?? ""] = Int(Self.integer(row[1]))
             }
             let opens = try connection.statement("SELECT count(*) FROM notifications WHERE send_id = ?1 AND opened_at IS NOT NULL").rows([.text(id)])
-            let (failures, suppressed) = reasons.splitSuppressed()
+            let (failures, suppressed, removedReasons) = reasons.splitByKind()
             let total = Int(Self.integer(send[2]))
             let delivered = Int(Self.integer(send[3]))
             let failed = Int(Self.integer(send[4]))
             return PushSendSummary(
                 id: id, createdAt: Self.text(send[0]) ?? "", finishedAt: Self.text(send[1]), total: total, pending: total - delivered - failed,
-                delivered: delivered, failed: failed, removed: Int(Self.integer(send[5])), reasons: failures, suppressed: suppressed,
+                delivered: delivered, failed: failed, removed: Int(Self.integer(send[5])), reasons: failures, removedReasons: removedReasons, suppressed: suppressed,
                 opens: Int(opens.first.map { Self.integer($0[0]) } ?? 0), redelivered: Int(Self.integer(send[6])))
         }
     }
