@@ -99,8 +99,8 @@ func httpAccessHandler(
         let headers = allValues(connection, .HEADER_KIND)
         buffer.headers = headers
         let framing = RequestChecks.framing(headers: headers)
-        let length = headers.first { $0.0.isASCII(caseInsensitively: "content-length") }.flatMap { Int($0.1.trimmingSpaces) } ?? 0
-        if length > 0 || headers.contains(where: { $0.0.lowercased() == "transfer-encoding" }) {
+        let length = headers.first { $0.0.equalsIgnoringASCIICase("content-length") }.flatMap { Int($0.1.trimmingSpaces) } ?? 0
+        if length > 0 || headers.contains(where: { $0.0.equalsIgnoringASCIICase("transfer-encoding") }) {
             deadlines.waitForBody(connection, socket: CMicroHTTPD_socket(connection))
         } else {
             deadlines.arrived(connection)
@@ -117,7 +117,7 @@ func httpAccessHandler(
         case .stream(let sink): buffer.sink = sink
         case .refuse(let response):
             // A client waiting for `100 Continue` sends no body: answer now.
-            if headers.contains(where: { $0.0.lowercased() == "expect" && $0.1.lowercased().contains("100-continue") }) {
+            if headers.contains(where: { $0.0.equalsIgnoringASCIICase("expect") && $0.1.lowercased().contains("100-continue") }) {
                 return queue(response, on: connection, closing: true)
             }
             buffer.sinkAnswer = response
@@ -166,7 +166,7 @@ func httpAccessHandler(
     let values = KeyValues()
     withExtendedLifetime(values) {
         let collector = Unmanaged.passUnretained(values).toOpaque()
-        request.headers = buffer.headers.reduce(into: [:]) { $0[$1.0.lowercased()] = $1.1 }
+        request.headers = buffer.headers.reduce(into: [:]) { $0[$1.0.lowercasedHeaderName] = $1.1 }
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectKeyValue, collector)
         request.query = values.pairs.map { (name: $0.0, value: $0.1) }
     }

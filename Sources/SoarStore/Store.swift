@@ -23,9 +23,6 @@ public enum ConflictResolution: Sendable, Equatable {
 public protocol DataStore: Sendable {
     /// The tables and views the data API serves now (the app's schema), by name.
     var tables: [String: Table] { get }
-    /// Changes whenever ``tables`` do: what a caller worked out from them (a parsed query) holds
-    /// while it stays the same.
-    var schemaVersion: Int { get }
     /// One of Soar's built-in relations (`storage.objects`, `storage.buckets`: ``Schema/builtIns``)
     /// under the app's grants and policies; the data API does not serve them.
     func builtIn(_ name: String) -> Table

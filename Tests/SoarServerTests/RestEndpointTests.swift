@@ -179,6 +179,9 @@ import Testing
             #expect(try await fixture.call("GET", path, bearer: alice.token).rows.map { $0["title"] } == ["a1", "a2", "a3"])
             #expect(try await fixture.call("GET", path, bearer: bob.token).rows.map { $0["title"] } == ["b1"])
             #expect(try await fixture.call("GET", path, bearer: alice.token, headers: ["range": "1-1"]).rows.map { $0["title"] } == ["a2"])
+            // Another role's read of the same request is its own (anon reaches no todo).
+            let anon = try await fixture.call("GET", path)
+            #expect(anon.rows.isEmpty, "\(anon.status) \(anon.text)")
         }
         #expect(try await fixture.call("GET", path + "&title=eq.a1", bearer: alice.token).rows.map { $0["title"] } == ["a1"])
         let spelled = try await fixture.call("GET", "/rest/v1/todos?select=title&order=sort_order%26title%3Deq.a1", bearer: alice.token)

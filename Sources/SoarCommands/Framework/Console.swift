@@ -1,4 +1,5 @@
 import Foundation
+import SoarServer
 
 /// Where a command writes: standard output for results, standard error for diagnostics.
 ///
@@ -36,7 +37,11 @@ public struct Console: Sendable {
         // stdio buffers standard output (whole blocks to a pipe or file, lines to a terminal);
         // standard error is unbuffered.
         out: { fputs($0, cStandardOutput) },
-        err: { FileHandle.standardError.write(Data($0.utf8)) },
+        // After the log lines still waiting (Logger writes standard error in batches).
+        err: { line in
+            Logger.flushStandardError()
+            FileHandle.standardError.write(Data(line.utf8))
+        },
         flush: { fflush(cStandardOutput) }
     )
 }

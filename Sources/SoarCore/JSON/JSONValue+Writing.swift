@@ -70,9 +70,7 @@ extension JSONValue {
         let mark = out.count
         out.append(UInt8(ascii: "\""))
         var start = 0
-        var index = -1
-        while index + 1 < bytes.count {
-            index += 1
+        for index in 0..<bytes.count {
             let byte = bytes[index]
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte >= 0x80 else { continue }
             if byte >= 0x80 {

@@ -15,7 +15,7 @@ extension StringProtocol {
 extension String {
     /// Whether the text is `lowercase` in any ASCII case (a header name): no lowercased copy.
     @inlinable
-    public func isASCII(caseInsensitively lowercase: String) -> Bool {
+    public func equalsIgnoringASCIICase(_ lowercase: String) -> Bool {
         guard utf8.count == lowercase.utf8.count else { return false }
         var expected = lowercase.utf8.makeIterator()
         for byte in utf8 {

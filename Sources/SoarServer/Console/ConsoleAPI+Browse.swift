@@ -3,11 +3,12 @@ import SoarCore
 import SoarStorage
 import SoarStore
 
-/// The console's read-mostly pages: a user's detail (devices, inbox) and the actions on them
-/// (revoke sessions, delete), the app's tables and views with their schema, the development
+/// The console's read-mostly pages: a user's detail (sessions, devices, inbox) and the actions on
+/// them (revoke one session or all, delete), the app's tables and views with their schema, the development
 /// mailbox, and Storage's buckets and objects.
 extension ConsoleAPI {
-    /// `GET /users/<id>`, `POST /users/<id>/signout`, `DELETE /users/<id>`.
+    /// `GET /users/<id>`, `POST /users/<id>/signout`, `DELETE /users/<id>/sessions/<session>`,
+    /// `DELETE /users/<id>`.
     func user(_ method: String, _ rest: String) throws(ConsoleError) -> JSONValue {
         let parts = rest.split(separator: "/").map(String.init)
         guard let id = parts.first, RandomUUID.parse(id) != nil else { throw ConsoleError(400, "invalid_request", "A user is named by their id") }
@@ -20,11 +21,13 @@ extension ConsoleAPI {
             return ["id": .string(user.id), "signed_out": true]
         case ("DELETE", "sessions"?):
             // One session ends (its tokens refused at once); the user's others go on.
-            guard parts.count == 3, try stored({ () throws(StoreError) in try store.sessions(userID: user.id) }).contains(where: { $0.id == parts[2] }) else {
-                throw ConsoleError(404, "not_found", "\(user.email ?? user.id) has no session \(parts.count == 3 ? parts[2] : "")")
+            guard parts.count == 3 else { throw ConsoleError(400, "invalid_request", "Name the session to revoke: /users/<id>/sessions/<session>") }
+            let session = parts[2].lowercased()
+            guard try stored({ () throws(StoreError) in try store.sessions(userID: user.id) }).contains(where: { $0.id.lowercased() == session }) else {
+                throw ConsoleError(404, "not_found", "\(user.email ?? user.id) has no session \(session)")
             }
-            try stored { () throws(StoreError) in try store.deleteSessions(userID: user.id, only: parts[2], except: nil) }
-            return ["id": .string(user.id), "session": .string(parts[2]), "revoked": true]
+            try stored { () throws(StoreError) in try store.deleteSessions(userID: user.id, only: session, except: nil) }
+            return ["id": .string(user.id), "session": .string(session), "revoked": true]
         case ("DELETE", nil):
             _ = try stored { () throws(StoreError) in try store.deleteUser(id: user.id) }
             return ["id": .string(user.id), "deleted": true]

@@ -44,6 +44,10 @@ public final class Logger: Sendable {
         }
     }
 
+    /// Writes the lines still waiting to standard error (see ``StandardErrorLines``): before
+    /// anything else goes there.
+    public static func flushStandardError() { StandardErrorLines.shared.flush() }
+
     /// One JSON object on one line: `ts`, `level`, `msg`, then the fields in the order given.
     public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
         guard level >= self.level else { return }
@@ -61,7 +65,8 @@ public final class Logger: Sendable {
 /// Whole lines to standard error from any thread, in order and never interleaved, many to a
 /// write(2) under load: a line waits until 16 KB wait, or 50 ms passed (a timer writes what waits
 /// then), or a warning or an error comes, written at once with everything before it. What still
-/// waits is written when the process exits.
+/// waits is written when the process exits; a crash (a signal, a kill) loses at most those last
+/// 50 ms of info lines, never a warning or an error.
 final class StandardErrorLines: @unchecked Sendable {
     static let shared = StandardErrorLines()
     private static let batch = 16_384

@@ -1,26 +1,19 @@
 import SoarCore
 import SoarStore
 
-/// Reads' queries as ``QueryParser`` left them, by table and request string, for one schema
-/// version: a new version empties it. Read the version before the tables a query is parsed
-/// against, so that a query is never kept under a version newer than its tables.
+/// Reads' queries as ``QueryParser`` left them, by their table's identity and request string (see
+/// ``RestService/cacheKey(_:)``): a table made again by a schema change has another identity, so
+/// a query parsed against the old one is never taken for the new. At most 1,024 are kept.
 final class ParsedQueries: Sendable {
-    private let state = Locked<(version: Int, queries: [String: RowQuery])>((0, [:]))
+    private let queries = Locked<[String: RowQuery]>([:])
     private static let most = 1024
 
-    func query(_ key: String, version: Int) -> RowQuery? {
-        state.withLock { $0.version == version ? $0.queries[key] : nil }
-    }
+    func query(_ key: String) -> RowQuery? { queries.withLock { $0[key] } }
 
-    func keep(_ query: RowQuery, _ key: String, version: Int) {
-        state.withLock { state in
-            if state.version != version {
-                // A query parsed under an older version than the one kept is not kept.
-                guard version > state.version else { return }
-                state = (version, [:])
-            }
-            if state.queries.count >= Self.most { state.queries.removeAll() }
-            state.queries[key] = query
+    func keep(_ query: RowQuery, _ key: String) {
+        queries.withLock { queries in
+            if queries.count >= Self.most { queries.removeAll() }
+            queries[key] = query
         }
     }
 }

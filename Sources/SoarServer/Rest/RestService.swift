@@ -7,7 +7,7 @@ import SoarStore
 /// on the app's schema as its migrations left it, with grants and policies applied for the caller.
 struct RestService: Sendable {
     let store: any DataStore
-    /// Reads' queries as parsed, by table and request, while the schema stays the same.
+    /// Reads' queries as parsed, by table and request string.
     private let parsed = ParsedQueries()
 
     init(store: any DataStore) { self.store = store }
@@ -29,8 +29,6 @@ struct RestService: Sendable {
 
     func handle(_ exchange: inout Exchange) throws(ServerError) -> HTTPResponse {
         let name = exchange.parameters["table"] ?? ""
-        // The version first: tables read after it are at least that new (see ParsedQueries).
-        let version = store.schemaVersion
         let tables = store.tables
         guard let table = tables[name] else {
             throw .rest(404, "PGRST205", "Could not find the table 'public.\(name)' in the schema cache")
@@ -42,10 +40,11 @@ struct RestService: Sendable {
         }
         // `.single()` (one object, a write of any other number of rows rolled back), CSV or JSON.
         let answer = try Representation.answer(accepting: exchange.header("accept"))
+        // A read's query is kept by its table (as this schema made it) and its request string.
         let reading = exchange.request.method == "GET" || exchange.request.method == "HEAD"
-        let key = reading ? name + " " + Self.cacheKey(exchange.request.query) : nil
+        let key = reading ? Self.cacheKey(exchange.request.query).map { "\(table.identity) \($0)" } : nil
         var query: RowQuery
-        if let key, let kept = parsed.query(key, version: version) {
+        if let key, let kept = parsed.query(key) {
             query = kept
         } else {
             do throws(QueryError) {
@@ -53,7 +52,7 @@ struct RestService: Sendable {
             } catch {
                 throw Self.failure(error, exchange.access.role)
             }
-            if let key { parsed.keep(query, key, version: version) }
+            if let key { parsed.keep(query, key) }
         }
         query.cacheKey = key
         let prefer = Prefer(exchange.header("prefer"))
@@ -77,8 +76,6 @@ struct RestService: Sendable {
                 query.limit = min(query.limit ?? Int.max, overflow ? Int.max : count)
             }
         }
-        // The store keeps the SQL by the request and the range.
-        query.cacheKey = query.cacheKey.map { $0 + "#\(query.offset ?? -1):\(query.limit ?? -1)" }
         let start = query.offset ?? 0
         func checkRange(_ total: Int?) throws(ServerError) {
             if let total, start > total { throw Self.rangeNotSatisfiable("An offset of \(start) was requested, but there are only \(total) rows.") }
@@ -113,11 +110,13 @@ struct RestService: Sendable {
     }
 
     /// The request's query string as parsed (`apikey` left out), each name and value with its
-    /// length so that no two queries share a key: see ``RowQuery/cacheKey``.
-    static func cacheKey(_ pairs: [(name: String, value: String)]) -> String {
+    /// length so that no two queries share a key: see ``RowQuery/cacheKey``. Nil for a long one
+    /// (over 512 bytes): it is parsed afresh rather than kept.
+    static func cacheKey(_ pairs: [(name: String, value: String)]) -> String? {
         var key = ""
         for pair in pairs where pair.name != "apikey" {
             key += "\(pair.name.utf8.count):\(pair.name)\(pair.value.utf8.count):\(pair.value)"
+            if key.utf8.count > 512 { return nil }
         }
         return key
     }

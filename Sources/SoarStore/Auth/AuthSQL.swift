@@ -177,7 +177,7 @@ struct AuthSQL {
     func sessions(userID: String, on connection: some SQLConnection) throws(StoreError) -> [SessionRecord] {
         let time = { (text: String?) in text.map { Timestamp.parse($0).map(Timestamp.postgres) ?? $0 } ?? "" }
         return try connection.rows(
-            "SELECT CAST(id AS text), CAST(created_at AS text), CAST(updated_at AS text), aal FROM \(sessions) WHERE CAST(user_id AS text) = $1 ORDER BY created_at DESC",
+            "SELECT CAST(id AS text), CAST(created_at AS text), CAST(updated_at AS text), aal FROM \(sessions) WHERE user_id = $1 ORDER BY created_at DESC",
             [.text(userID)]
         ).compactMap { row in
             guard let id = row[0].text else { return nil }

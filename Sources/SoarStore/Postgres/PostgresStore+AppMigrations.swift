@@ -1,7 +1,6 @@
 import Foundation
 import SoarCore
 import SoarSchema
-import Synchronization
 
 /// The app's migrations on Postgres: the files run as written, each in its own transaction under
 /// an advisory lock (processes starting together apply each once), recorded where the Supabase
@@ -72,7 +71,6 @@ extension PostgresStore {
                 if !openTrigger.isEmpty { try connection.execute(openTrigger) }
                 let functions = try Self.functions(on: connection, relations: schema.relations)
                 self.schema.withLock { $0 = Table.all(schema) }
-                schemaChanges.add(1, ordering: .releasing)
                 realtime.withLock { $0 = schema.realtime }
                 functionsByName.withLock { $0 = functions }
             }
@@ -88,7 +86,6 @@ extension PostgresStore {
             return (schema, try Self.functions(on: connection, relations: schema.relations))
         }
         self.schema.withLock { $0 = Table.all(schema) }
-        schemaChanges.add(1, ordering: .releasing)
         realtime.withLock { $0 = schema.realtime }
         functionsByName.withLock { $0 = functions }
     }

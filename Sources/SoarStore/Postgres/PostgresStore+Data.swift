@@ -1,14 +1,12 @@
 import Foundation
 import SoarCore
 import SoarSchema
-import Synchronization
 
 /// The data API on Postgres. The statements carry no ownership condition: each runs as the
 /// caller's role with the caller's claims, and the tables' policies decide what it reaches. Each
 /// request is one round trip (see ``transaction(as:_:accept:)``), two when it asks for one row.
 extension PostgresStore {
     public var tables: [String: Table] { schema.withLock { $0 } }
-    public var schemaVersion: Int { schemaChanges.load(ordering: .acquiring) }
 
     /// Postgres enforces the built-ins' grants and policies itself: the relation is only their shape.
     public func builtIn(_ name: String) -> Table {

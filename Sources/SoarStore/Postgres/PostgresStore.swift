@@ -2,7 +2,6 @@ import Foundation
 import SoarCore
 import SoarMigrations
 import SoarSchema
-import Synchronization
 
 /// The store on PostgreSQL: a bounded pool of libpq connections, migrations under an advisory
 /// lock, and every data-API request in a transaction that runs as the JWT's role, so ownership
@@ -16,7 +15,6 @@ public final class PostgresStore: Store, @unchecked Sendable {
     let recentSessions = RecentSessions()
     /// The app's relations as the catalog has them (see ``tables``), read again after migrations.
     let schema = Locked([String: Table]())
-    let schemaChanges = Atomic(0)
     /// The functions of `public`, read with the tables.
     let functionsByName = Locked([String: Function]())
     /// The tables in the `supabase_realtime` publication, read with the catalog.

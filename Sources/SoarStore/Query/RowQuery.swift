@@ -108,9 +108,9 @@ public struct RowQuery: Sendable {
     public var conflictColumns: [String]?
     /// `columns=` for inserts: the keys taken from each body object.
     public var insertColumns: [String]?
-    /// Names this query among its table's reads (the data API's request, as parsed, and its
-    /// range): two queries of a table with one key are the same query, so a store may keep the
-    /// SQL it wrote for it until the schema changes. Nil: written afresh.
+    /// Names this query as it was parsed (the data API's table identity and request string): two
+    /// queries with one key are the same query but for `offset` and `limit`, which a store keeping
+    /// their SQL adds to the key itself. Nil: written afresh.
     public var cacheKey: String?
 
     public init() {}

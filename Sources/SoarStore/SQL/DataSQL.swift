@@ -110,12 +110,14 @@ struct DataSQL {
     /// What makes two inserts of a table by one role the same SQL text: the columns given, the
     /// conflict handling, and whether the rows are answered.
     static func insertShape(_ table: Table, _ values: RowValues, onConflict: ConflictResolution?, returning: Bool) -> String {
+        // Each name with its length: no two lists of names share a shape.
+        let names = { (names: [String]) in names.map { "\($0.utf8.count):\($0)" }.joined() }
         let conflict = switch onConflict {
-        case nil: ""
-        case .ignore(let columns): "ignore " + columns.joined(separator: ",")
-        case .merge(let columns): "merge " + columns.joined(separator: ",")
+        case nil: "-"
+        case .ignore(let columns): "ignore " + names(columns)
+        case .merge(let columns): "merge " + names(columns)
         }
-        return "\(returning) \(conflict) " + table.columns.lazy.map(\.name).filter { values[$0] != nil }.joined(separator: ",")
+        return "\(returning) \(conflict) " + names(table.columns.map(\.name).filter { values[$0] != nil })
     }
 
     /// The values ``insert(_:_:onConflict:time:returning:)`` binds, in its order (the columns

@@ -1,14 +1,12 @@
 import Foundation
 import SoarCore
 import SoarSchema
-import Synchronization
 
 /// The data API on SQLite: the app's grants and policies (translated from its migrations) are
 /// applied here, as Postgres applies its own: grants before any SQL, `USING` in the WHERE clause,
 /// `WITH CHECK` on each written row, inside the write's transaction.
 extension SQLiteStore {
     public var tables: [String: Table] { schema.withLock { $0 } }
-    public var schemaVersion: Int { schemaChanges.load(ordering: .acquiring) }
 
     public func builtIn(_ name: String) -> Table {
         builtIns.withLock { $0[name] } ?? Table(Schema.builtIns.first { $0.name == name }!)
@@ -20,7 +18,6 @@ extension SQLiteStore {
         primaryKeyIndexes.withLock { $0 = [:] }
         preparedReads.withLock { $0 = [:] }
         insertTexts.withLock { $0 = [:] }
-        schemaChanges.add(1, ordering: .releasing)
         self.model.withLock { $0 = model }
         let builtIns = Dictionary(uniqueKeysWithValues: Schema.builtIns.map { ($0.name, Table(model.relation($0.name) ?? $0, schema: model)) })
         self.builtIns.withLock { $0 = builtIns }
@@ -67,7 +64,8 @@ extension SQLiteStore {
     /// The read's statements and the keys it answers under; nil when it is not answered straight
     /// as JSON (an embedding). Kept by the query's ``RowQuery/cacheKey`` when it has one.
     private func preparedRead(_ table: Table, _ query: RowQuery, as access: Access) throws(StoreError) -> PreparedRead? {
-        let key = query.cacheKey.map { "\(access.role.rawValue) \(table.name) \($0)" }
+        // By role too (the policies' SQL is each role's), and the range set after parsing.
+        let key = query.cacheKey.map { "\(access.role.rawValue) \(table.identity) \($0) \(query.offset ?? -1):\(query.limit ?? -1)" }
         if let key, let kept = preparedReads.withLock({ $0[key] }) { return kept }
         let outputs = query.outputs(of: table.columns.map(\.name))
         guard query.embeddings.isEmpty, !outputs.isEmpty else { return nil }
@@ -162,7 +160,7 @@ extension SQLiteStore {
         let time = Timestamp.postgres(now())
         let statements = rows.map { row in
             // The text is kept by the insert's shape; only the values change from one to the next.
-            let key = "\(access.role.rawValue) \(table.name) " + DataSQL.insertShape(table, row, onConflict: onConflict, returning: returning)
+            let key = "\(access.role.rawValue) \(table.identity) " + DataSQL.insertShape(table, row, onConflict: onConflict, returning: returning)
             if let kept = insertTexts.withLock({ $0[key] }) {
                 return SQLStatement(text: kept.text, parameters: DataSQL.insertParameters(table, row, onConflict: onConflict, time: time), checked: kept.checked)
             }

@@ -44,7 +44,6 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     let jobClaims = Locked(JobClaims())
     /// The app's relations as its migrations left them (see ``tables``).
     let schema = Locked([String: Table]())
-    let schemaChanges = Atomic(0)
     /// The whole model, for the functions and their policies.
     let model = Locked(Schema())
     /// Soar's built-in relations (`storage.objects`) under the app's policies.

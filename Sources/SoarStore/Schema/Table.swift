@@ -1,4 +1,5 @@
 import SoarSchema
+import Synchronization
 
 /// A table or view the data API serves, as the schema has it now: columns, key, grants and policies.
 ///
@@ -18,6 +19,11 @@ public struct Table: Sendable {
     }
 
     public let name: String
+    /// This table as the schema it was made from left it, among every table the process made: a
+    /// table made again (the schema reloaded) has another. What was worked out from a table (its
+    /// parsed queries, its SQL) is kept by it, so it never outlives the policies it came from.
+    public let identity: Int
+    private static let made = Atomic(0)
     public let columns: [Column]
     public let primaryKey: [String]
     /// Grants and row-level security, which the SQLite store enforces (Postgres enforces its own).
@@ -28,6 +34,7 @@ public struct Table: Sendable {
     public init(_ relation: Relation, schema: Schema? = nil) {
         let schema = schema ?? { var single = Schema(); single.relations[relation.name] = relation; return single }()
         name = relation.name
+        identity = Self.made.add(1, ordering: .relaxed).newValue
         columns = relation.columns.map { Column($0, relation: relation.name, enums: schema.enums) }
         primaryKey = relation.primaryKey
         self.relation = relation
