@@ -46,12 +46,16 @@ enum RequestChecks {
         if let name = headers.first(where: { $0.0.utf8.contains { $0 == 32 || $0 == 9 } })?.0 {
             return (Refusal(status: 400, reason: "the header \"\(name)\" has white space in its name"), true)
         }
-        let lengths = headers.filter { $0.0.equalsIgnoringASCIICase("content-length") }
-            .flatMap { $0.1.split(separator: ",", omittingEmptySubsequences: false).map(\.trimmingSpaces) }
-        if lengths.contains(where: { $0.isEmpty || !$0.utf8.allSatisfy { (48...57).contains($0) } }) {
+        let digits = { (text: String) in !text.isEmpty && text.utf8.allSatisfy { (48...57).contains($0) } }
+        let lengthFields = headers.filter { $0.0.equalsIgnoringASCIICase("content-length") }.map(\.1)
+        // Mostly one field of plain digits; a list or several fields are read value by value.
+        let lengths = lengthFields.count == 1 && digits(lengthFields[0])
+            ? lengthFields
+            : lengthFields.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces } }
+        if !lengths.allSatisfy(digits) {
             return (Refusal(status: 400, reason: "the request's Content-Length is not a number"), true)
         }
-        if Set(lengths).count > 1 { return (Refusal(status: 400, reason: "the request has Content-Length values that differ"), true) }
+        if lengths.count > 1 && Set(lengths).count > 1 { return (Refusal(status: 400, reason: "the request has Content-Length values that differ"), true) }
         let codings = headers.filter { $0.0.equalsIgnoringASCIICase("transfer-encoding") }.map { $0.1.trimmingSpaces.lowercased() }
         if codings.contains(where: { $0 != "chunked" }) {
             return (Refusal(status: 501, reason: "the transfer coding \"\(codings.joined(separator: ", "))\" is not supported; send chunked or a Content-Length"), true)
