@@ -185,7 +185,7 @@ import Testing
         #expect(stale.isStale, "reads come from the cache, marked stale")
         #expect(stale.value.map(\.title) == ["first", "third", "fourth"] && stale.value[0].completed, "with the queued writes applied")
 
-        served = try Self.serve(dir, ["--port", String(port)], store: store)
+        served = try Self.serve(dir, ["--port", String(port), "--console-port", "off"], store: store)
         #expect(await network.check() == true)
         #expect(await waitUntil { await queue.pending.isEmpty })
         let rows: [Todo] = try await client.from("todos").select().order("sort_order").execute().value

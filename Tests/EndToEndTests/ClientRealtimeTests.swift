@@ -77,7 +77,7 @@ import Testing
         let port = served.url.port ?? 0
         #expect(served.process.stop() == 0)
         #expect(await Self.first(adaChannel.statusChange) { $0 == .unsubscribed } != nil, "the drop is seen")
-        served = try ClientEndToEndTests.serve(dir, ["--port", String(port), "--migrations", migrations], store: database)
+        served = try ClientEndToEndTests.serve(dir, ["--port", String(port), "--console-port", "off", "--migrations", migrations], store: database)
         #expect(await Self.first(adaChannel.statusChange, within: 10) { $0 == .subscribed } != nil, "joined again")
         _ = try await ada.from("todos").insert(NewTodo(title: "after the restart")).execute()
         let again = try #require(await Self.first(adaChanges, within: 10))

@@ -41,7 +41,9 @@ import Testing
         #expect(try todoapp("add", "tea") == "added tea (offline: queued, sent by `todoapp sync`)\n")
         #expect(try todoapp("todos").hasPrefix("(offline: the copy from"))
         #expect(try todoapp("pending") == "POST todos\n")
-        served = try ClientEndToEndTests.serve(dir, ["--port", String(port)] + emulator, store: database)
+        // The same API port again; no console (by default it would take that port + 2, which
+        // another test's server may hold by then).
+        served = try ClientEndToEndTests.serve(dir, ["--port", String(port), "--console-port", "off"] + emulator, store: database)
         #expect(try todoapp("sync") == "sent 1, waiting 0\n")
         #expect(try todoapp("todos").contains("[ ] tea"))
 
