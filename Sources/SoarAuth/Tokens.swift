@@ -40,7 +40,8 @@ public struct Tokens: Sendable {
     /// Asymmetric signing keys (ES256) by key id: the last private one signs access tokens, every
     /// one verifies; empty, tokens are HS256 with `secret` (which always verifies the API keys).
     public let keys: [SigningKey]
-    private let verified = VerifiedCache()
+    /// Tokens that verified, by their text.
+    private let verified = BoundedCache<VerifiedToken>(capacity: 10_000)
     /// The audience of users' tokens (GoTrue's default `aud`); a token naming another is refused.
     public static let audience = "authenticated"
 
@@ -70,12 +71,12 @@ public struct Tokens: Sendable {
     /// A token that verified is remembered (as PostgREST's JWT cache does), so a client's next
     /// requests cost a lookup and the expiry check, not a decode and an HMAC.
     public func verify(_ token: String, now: Date) throws(TokenProblem) -> VerifiedToken {
-        if let known = verified.lookup(token) {
+        if let known = verified[token] {
             if let exp = known.claims["exp"]?.doubleValue, exp <= now.timeIntervalSince1970 { throw .expired }
             return known
         }
         let result = try verifyAfresh(token, now: now)
-        verified.store(token, result)
+        verified.keep(result, for: token)
         return result
     }
 
@@ -135,20 +136,6 @@ public struct Tokens: Sendable {
             return (try JWT(header: ["typ": "JWT"], claims: claims).signed(secret: secret), issued + lifetime)
         } catch {
             throw .internalFailure("cannot sign the access token: \(error.description)")
-        }
-    }
-}
-
-/// Tokens that verified, by their text; bounded, emptied when full.
-private final class VerifiedCache: Sendable {
-    private let entries = Locked<[String: VerifiedToken]>([:])
-
-    func lookup(_ token: String) -> VerifiedToken? { entries.withLock { $0[token] } }
-
-    func store(_ token: String, _ result: VerifiedToken) {
-        entries.withLock { entries in
-            if entries.count >= 10_000 { entries.removeAll(keepingCapacity: true) }
-            entries[token] = result
         }
     }
 }

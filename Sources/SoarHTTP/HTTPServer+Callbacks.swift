@@ -166,7 +166,7 @@ func httpAccessHandler(
     let values = KeyValues()
     withExtendedLifetime(values) {
         let collector = Unmanaged.passUnretained(values).toOpaque()
-        request.headers = buffer.headers.reduce(into: [:]) { $0[$1.0.lowercasedHeaderName] = $1.1 }
+        request.headers = headerMap(buffer.headers)
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectKeyValue, collector)
         request.query = values.pairs.map { (name: $0.0, value: $0.1) }
     }
@@ -234,10 +234,15 @@ private func allValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(
     }
 }
 
+/// Headers by lowercased name (the last of repeated ones), as handlers look them up.
+private func headerMap(_ headers: [(String, String)]) -> [String: String] {
+    headers.reduce(into: [:]) { $0[$1.0.lowercasedHeaderName] = $1.1 }
+}
+
 /// The request as its headers show it, for the server's body destination.
 private func head(_ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?, _ headers: [(String, String)], _ connection: OpaquePointer) -> HTTPRequest {
     var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/")
-    request.headers = headers.reduce(into: [:]) { $0[$1.0.lowercasedHeaderName] = $1.1 }
+    request.headers = headerMap(headers)
     let values = KeyValues()
     withExtendedLifetime(values) {
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectKeyValue, Unmanaged.passUnretained(values).toOpaque())

@@ -7,8 +7,10 @@ import SoarStore
 /// on the app's schema as its migrations left it, with grants and policies applied for the caller.
 struct RestService: Sendable {
     let store: any DataStore
-    /// Reads' queries as parsed, by table and request string.
-    private let parsed = ParsedQueries()
+    /// Reads' queries as ``QueryParser`` left them, by their table's identity and request string
+    /// (see ``cacheKey(_:)``): a table made again by a schema change has another identity, so a
+    /// query parsed against the old one is never taken for the new.
+    private let parsed = BoundedCache<RowQuery>()
 
     init(store: any DataStore) { self.store = store }
 
@@ -44,7 +46,7 @@ struct RestService: Sendable {
         let reading = exchange.request.method == "GET" || exchange.request.method == "HEAD"
         let key = reading ? Self.cacheKey(exchange.request.query).map { "\(table.identity) \($0)" } : nil
         var query: RowQuery
-        if let key, let kept = parsed.query(key) {
+        if let key, let kept = parsed[key] {
             query = kept
         } else {
             do throws(QueryError) {
@@ -52,7 +54,7 @@ struct RestService: Sendable {
             } catch {
                 throw Self.failure(error, exchange.access.role)
             }
-            if let key { parsed.keep(query, key) }
+            if let key { parsed.keep(query, for: key) }
         }
         query.cacheKey = key
         let prefer = Prefer(exchange.header("prefer"))

@@ -83,7 +83,7 @@ struct DataSQL {
         _ sql: DataSQL, _ values: RowValues, onConflict: ConflictResolution?, time: String, returning: Bool
     ) -> SQLStatement {
         var sql = sql
-        let names = sql.table.columns.map(\.name).filter { values[$0] != nil }
+        let names = given(sql.table, values)
         var text = "INSERT INTO \(sql.tableName) "
         text += names.isEmpty ? "DEFAULT VALUES" : "(\(list(names))) VALUES (" + names.map { sql.bind(values[$0]!) }.joined(separator: ", ") + ")"
         switch onConflict {
@@ -91,7 +91,7 @@ struct DataSQL {
         case .ignore(let columns):
             text += " ON CONFLICT (\(list(columns))) DO NOTHING"
         case .merge(let columns):
-            let touched = sql.table.columns.filter { $0.touchedOnUpdate && values[$0.name] == nil }.map(\.name)
+            let touched = Self.touched(sql.table, values)
             var assignments = names.filter { !columns.contains($0) }.map { "\(quote($0)) = excluded.\(quote($0))" }
             assignments += touched.map { "\(quote($0)) = \(sql.bind(.text(time)))" }
             // Nothing to change, but the existing row is still "written": touch its key.
@@ -117,22 +117,30 @@ struct DataSQL {
         case .ignore(let columns): "ignore " + names(columns)
         case .merge(let columns): "merge " + names(columns)
         }
-        return "\(returning) \(conflict) " + names(table.columns.map(\.name).filter { values[$0] != nil })
+        return "\(returning) \(conflict) " + names(given(table, values))
     }
 
     /// The values ``insert(_:_:onConflict:time:returning:)`` binds, in its order (the columns
     /// given, then an upsert's touched columns): for its text kept by ``insertShape(_:_:onConflict:returning:)``.
     static func insertParameters(_ table: Table, _ values: RowValues, onConflict: ConflictResolution?, time: String) -> [SQLValue] {
-        var parameters = table.columns.compactMap { values[$0.name] }
-        if case .merge = onConflict {
-            parameters += table.columns.filter { $0.touchedOnUpdate && values[$0.name] == nil }.map { _ in .text(time) }
-        }
+        var parameters = given(table, values).map { values[$0]! }
+        if case .merge = onConflict { parameters += touched(table, values).map { _ in .text(time) } }
         return parameters
+    }
+
+    /// The columns a row gives a value for, in the table's order.
+    private static func given(_ table: Table, _ values: RowValues) -> [String] {
+        table.columns.map(\.name).filter { values[$0] != nil }
+    }
+
+    /// The columns an upsert sets to its time because the row leaves them out (`updated_at`).
+    private static func touched(_ table: Table, _ values: RowValues) -> [String] {
+        table.columns.filter { $0.touchedOnUpdate && values[$0.name] == nil }.map(\.name)
     }
 
     static func update(_ sql: DataSQL, set values: RowValues, where condition: RowQuery.Condition?, returning: Bool) -> SQLStatement? {
         var sql = sql
-        let names = sql.table.columns.map(\.name).filter { values[$0] != nil }
+        let names = given(sql.table, values)
         guard !names.isEmpty else { return nil }
         var text = "UPDATE \(sql.tableName) SET " + names.map { "\(quote($0)) = \(sql.bind(values[$0]!))" }.joined(separator: ", ")
         text += sql.whereClause(condition, .update)

@@ -16,8 +16,8 @@ extension SQLiteStore {
     func load(_ model: Schema) {
         schema.withLock { $0 = Table.all(model) }
         primaryKeyIndexes.withLock { $0 = [:] }
-        preparedReads.withLock { $0 = [:] }
-        insertTexts.withLock { $0 = [:] }
+        preparedReads.removeAll()
+        insertTexts.removeAll()
         self.model.withLock { $0 = model }
         let builtIns = Dictionary(uniqueKeysWithValues: Schema.builtIns.map { ($0.name, Table(model.relation($0.name) ?? $0, schema: model)) })
         self.builtIns.withLock { $0 = builtIns }
@@ -66,7 +66,7 @@ extension SQLiteStore {
     private func preparedRead(_ table: Table, _ query: RowQuery, as access: Access) throws(StoreError) -> PreparedRead? {
         // By role too (the policies' SQL is each role's), and the range set after parsing.
         let key = query.cacheKey.map { "\(access.role.rawValue) \(table.identity) \($0) \(query.offset ?? -1):\(query.limit ?? -1)" }
-        if let key, let kept = preparedReads.withLock({ $0[key] }) { return kept }
+        if let key, let kept = preparedReads[key] { return kept }
         let outputs = query.outputs(of: table.columns.map(\.name))
         guard query.embeddings.isEmpty, !outputs.isEmpty else { return nil }
         var keys: [JSONText.Key] = [], columns: [Column] = []
@@ -77,12 +77,7 @@ extension SQLiteStore {
         }
         let (rows, count) = try selection(table, query, as: access, columns: outputs.map(\.column))
         let prepared = PreparedRead(keys: keys, columns: columns, rows: rows, count: count)
-        if let key {
-            preparedReads.withLock { kept in
-                if kept.count >= 1024 { kept.removeAll() }
-                kept[key] = prepared
-            }
-        }
+        if let key { preparedReads.keep(prepared, for: key) }
         return prepared
     }
 
@@ -161,14 +156,11 @@ extension SQLiteStore {
         let statements = rows.map { row in
             // The text is kept by the insert's shape; only the values change from one to the next.
             let key = "\(access.role.rawValue) \(table.identity) " + DataSQL.insertShape(table, row, onConflict: onConflict, returning: returning)
-            if let kept = insertTexts.withLock({ $0[key] }) {
+            if let kept = insertTexts[key] {
                 return SQLStatement(text: kept.text, parameters: DataSQL.insertParameters(table, row, onConflict: onConflict, time: time), checked: kept.checked)
             }
             let statement = DataSQL.insert(DataSQL(table, .sqlite, rules: rules), row, onConflict: onConflict, time: time, returning: returning)
-            insertTexts.withLock { kept in
-                if kept.count >= 1024 { kept.removeAll() }
-                kept[key] = (statement.text, statement.checked)
-            }
+            insertTexts.keep((statement.text, statement.checked), for: key)
             return statement
         }
         let ignoring = if case .ignore = onConflict { true } else { false }

@@ -33,9 +33,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     let primaryKeyIndexes = Locked([String: String?]())
     /// The data API's reads as SQL, by role, table and ``RowQuery/cacheKey`` (emptied when the
     /// schema changes): a repeated request reuses its statements instead of writing them again.
-    let preparedReads = Locked([String: PreparedRead]())
+    let preparedReads = BoundedCache<PreparedRead>()
     /// The data API's inserts' SQL text by role, table and ``DataSQL/insertShape(_:_:onConflict:returning:)``.
-    let insertTexts = Locked([String: (text: String, checked: Bool)]())
+    let insertTexts = BoundedCache<(text: String, checked: Bool)>()
     /// The connection each thread inside ``snapshot(_:)`` reads through, and how many are.
     private let held = Locked([pthread_t: SQLiteConnection]())
     private let snapshots = Atomic(0)
