@@ -236,7 +236,9 @@ private func allValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(
 
 /// Headers by lowercased name (the last of repeated ones), as handlers look them up.
 private func headerMap(_ headers: [(String, String)]) -> [String: String] {
-    headers.reduce(into: [:]) { $0[$1.0.lowercasedHeaderName] = $1.1 }
+    var map = [String: String](minimumCapacity: headers.count)
+    for (name, value) in headers { map[name.lowercasedHeaderName] = value }
+    return map
 }
 
 /// The request as its headers show it, for the server's body destination.

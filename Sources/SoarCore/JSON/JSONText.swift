@@ -6,6 +6,12 @@ public struct JSONText: Sendable {
 
     public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
 
+    /// The text written, then a newline: one JSON line.
+    public consuming func line() -> [UInt8] {
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
     public mutating func endObject() { close(UInt8(ascii: "}")) }
     public mutating func beginArray() { open(UInt8(ascii: "[")) }

@@ -3,16 +3,20 @@ extension StringProtocol {
     /// request, where Foundation's `trimmingCharacters(in:)` costs a bridged string copy.
     @inlinable
     public var trimmingSpaces: String {
-        let bytes = Array(utf8)
-        var start = 0
-        var end = bytes.count
-        while start < end, bytes[start] == 32 || bytes[start] == 9 { start += 1 }
-        while end > start, bytes[end - 1] == 32 || bytes[end - 1] == 9 { end -= 1 }
+        let bytes = utf8
+        var start = bytes.startIndex
+        while start < bytes.endIndex, bytes[start] == 32 || bytes[start] == 9 { start = bytes.index(after: start) }
+        // One pass: the end is just after the last byte that is neither a space nor a tab.
+        var end = start
+        var index = start
+        while index < bytes.endIndex {
+            let next = bytes.index(after: index)
+            if bytes[index] != 32 && bytes[index] != 9 { end = next }
+            index = next
+        }
         return String(decoding: bytes[start..<end], as: UTF8.self)
     }
-}
 
-extension String {
     /// Whether the text is `lowercase` in any ASCII case (a header name): no lowercased copy.
     @inlinable
     public func equalsIgnoringASCIICase(_ lowercase: String) -> Bool {
@@ -24,7 +28,9 @@ extension String {
         }
         return true
     }
+}
 
+extension String {
     /// The text in lowercase, without a copy when it has no ASCII capital (header names mostly).
     @inlinable
     public var lowercasedHeaderName: String {

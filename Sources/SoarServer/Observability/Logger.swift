@@ -51,15 +51,21 @@ public final class Logger: Sendable {
     /// One JSON object on one line: `ts`, `level`, `msg`, then the fields in the order given.
     public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, JSONValue> = [:]) {
         guard level >= self.level else { return }
-        var line = JSONText()
+        var line = JSONText(capacity: 384)
         line.beginObject()
-        line.field("ts", .string(Timestamp.format(Date())))
-        line.field("level", .string(level.name))
-        line.field("msg", .string(message))
+        line.field(Self.ts, .string(Timestamp.format(Date())))
+        line.field(Self.level, .string(level.name))
+        line.field(Self.msg, .string(message))
         for (key, value) in fields { line.field(key, value) }
         line.endObject()
-        write((journal ? Array("<\(level.priority)>".utf8) : []) + line.bytes + [UInt8(ascii: "\n")], level >= .warn)
+        var bytes = line.line()
+        if journal { bytes.insert(contentsOf: "<\(level.priority)>".utf8, at: 0) }
+        write(bytes, level >= .warn)
     }
+
+    private static let ts = JSONText.Key("ts")
+    private static let level = JSONText.Key("level")
+    private static let msg = JSONText.Key("msg")
 }
 
 /// Whole lines to standard error from any thread, in order and never interleaved, many to a

@@ -10,14 +10,18 @@ struct Prefer: Sendable {
     var missingDefault = false
 
     init(_ header: String?) {
-        for item in (header ?? "").split(separator: ",") {
-            let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
-            guard pair.count == 2 else { continue }
-            switch pair[0] {
-            case "return": returning = Return(rawValue: pair[1])
-            case "resolution": resolution = Resolution(rawValue: pair[1])
-            case "count": countExact = ["exact", "planned", "estimated"].contains(pair[1])
-            case "missing": missingDefault = pair[1] == "default"
+        guard let header else { return }
+        // `name=value` items between commas, read as bytes (every write has this header).
+        for item in header.utf8.split(separator: UInt8(ascii: ",")) {
+            guard let equals = item.firstIndex(of: UInt8(ascii: "=")), equals > item.startIndex, equals < item.index(before: item.endIndex)
+            else { continue }
+            let name = header[item.startIndex..<equals].trimmingSpaces
+            let value = header[header.utf8.index(after: equals)..<item.endIndex].trimmingSpaces
+            switch name {
+            case "return": returning = Return(rawValue: value)
+            case "resolution": resolution = Resolution(rawValue: value)
+            case "count": countExact = ["exact", "planned", "estimated"].contains(value)
+            case "missing": missingDefault = value == "default"
             default: break
             }
         }

@@ -140,8 +140,9 @@ struct RestService: Sendable {
         }
         var rows: [RowValues] = []
         let keys = query.insertColumns.map(Set.init) ?? Set(objects.first?.keys ?? [:].keys)
-        for object in objects {
-            if query.insertColumns == nil, Set(object.keys) != keys { throw .rest(400, "PGRST102", "All object keys must match") }
+        for (index, object) in objects.enumerated() {
+            // The first object's keys are `keys` when no columns were named.
+            if query.insertColumns == nil, index > 0, Set(object.keys) != keys { throw .rest(400, "PGRST102", "All object keys must match") }
             var row = RowValues()
             for key in keys {
                 guard let column = table.column(key) else {

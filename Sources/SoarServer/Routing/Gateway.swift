@@ -21,8 +21,12 @@ struct Gateway: Sendable {
     /// The bearer token from `Authorization`, else the API key.
     func bearer(_ exchange: Exchange) -> String? {
         if let header = exchange.header("authorization") {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingSpaces }
+            // `Bearer <token>`, the scheme in any case; read as bytes: a token is hundreds of them.
+            let bytes = header.utf8
+            if let space = bytes.firstIndex(of: UInt8(ascii: " ")), header[..<space].equalsIgnoringASCIICase("bearer") {
+                let token = header[bytes.index(after: space)...].trimmingSpaces
+                if !token.isEmpty { return token }
+            }
             return header.isEmpty ? nil : ""
         }
         return exchange.header("apikey") ?? exchange.request.queryValue("apikey")

@@ -55,7 +55,8 @@ struct Router: Sendable {
     /// The route for a path, its `{name}` parameters, and whether only the method was wrong. A
     /// last segment `{name*}` takes the rest of the path, slashes and all (a storage object's name).
     func match(_ method: String, _ path: String) -> (route: Route?, parameters: [String: String], methodAllowed: Bool) {
-        let parts = path.split(separator: "/")
+        // Split as bytes: the slash is ASCII, so each part is whole characters.
+        let parts = path.utf8.split(separator: UInt8(ascii: "/")).map(Substring.init)
         let literal = parts.first.flatMap { byFirst[$0] } ?? []
         let open = byFirst[""] ?? []
         // The two lists merged in the order the routes were added: the first added wins.
