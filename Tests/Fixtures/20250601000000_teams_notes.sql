@@ -104,3 +104,6 @@ $$;
 create table public.team_links (id int primary key, team_id uuid not null references public.teams (id) on delete cascade, url text not null);
 alter table public.team_links enable row level security;
 create policy "Members read their team's links" on public.team_links for select to authenticated using (public.is_team_member(team_id));
+
+-- A regular expression as Postgres reads it, on SQLite too (the parity test asks both).
+create function public.matches(subject text, pattern text) returns boolean language sql immutable as $$ select subject ~ pattern $$;

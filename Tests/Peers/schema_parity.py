@@ -159,4 +159,11 @@ step("a member cannot add members", lambda: bob.table("team_members").insert(
     {"team_id": blue, "user_id": bob_id, "role": "member"}, returning=ReturnMethod.minimal).execute(), error("42501"))
 step("the new member reads red's notes", lambda: carol.table("notes").select("body").eq("team_id", red).order("id").execute(),
      lambda line: rows(line) == [{"body": "keep"}])
+step("a device token with a newline after its hex breaks its check",
+     lambda: alice.table("device_tokens").insert({"token": "00112233445566778899aabbccddeeff\n"}).execute(), error("23514"))
+for subject, pattern, answer in [("two\nlines", "^two.lines$", True), ("abc\n", "^[a-z]+$", False), ("b\n", "b\\Z", False),
+                                 ("two lines", "\\mlines\\y", True), ("a]b", "a[]]b", True), ("x9$", "[[:digit:]]$", False)]:
+    step(f"a regular expression as Postgres reads it: {pattern!r} on {subject!r}",
+         lambda subject=subject, pattern=pattern: alice.rpc("matches", {"subject": subject, "pattern": pattern}).execute(),
+         lambda line, answer=answer: rows(line) is answer)
 print("ok")

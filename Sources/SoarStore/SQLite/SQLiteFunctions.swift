@@ -146,7 +146,8 @@ private func match(_ call: OpaquePointer?, _ values: UnsafeMutablePointer<Opaque
     if let cached = context.patterns[key] {
         expression = cached
     } else {
-        guard let compiled = try? NSRegularExpression(pattern: pattern, options: folded ? [.caseInsensitive] : []) else {
+        let options: NSRegularExpression.Options = folded ? [.dotMatchesLineSeparators, .caseInsensitive] : [.dotMatchesLineSeparators]
+        guard let compiled = try? NSRegularExpression(pattern: PostgresPattern.icu(pattern), options: options) else {
             return sqlite3_result_error(call, "invalid regular expression: \(pattern)", -1)
         }
         if context.patterns.count > 64 { context.patterns.removeAll() }
