@@ -107,3 +107,5 @@ create policy "Members read their team's links" on public.team_links for select 
 
 -- A regular expression as Postgres reads it, on SQLite too (the parity test asks both).
 create function public.matches(subject text, pattern text) returns boolean language sql immutable as $$ select subject ~ pattern $$;
+-- A member of a JSON document as text (`->>`), on SQLite too.
+create function public.json_member(doc text, member text) returns text language sql immutable as $$ select doc::jsonb ->> member $$;

@@ -166,4 +166,8 @@ for subject, pattern, answer in [("two\nlines", "^two.lines$", True), ("abc\n", 
     step(f"a regular expression as Postgres reads it: {pattern!r} on {subject!r}",
          lambda subject=subject, pattern=pattern: alice.rpc("matches", {"subject": subject, "pattern": pattern}).execute(),
          lambda line, answer=answer: rows(line) is answer)
+for doc, answer in [('{"a": true}', "true"), ('{"a": false}', "false"), ('{"a": 1.50}', "1.50"), ('{"a": -7}', "-7"),
+                    ('{"a": "x"}', "x"), ('{"a": null}', None), ('{"b": 1}', None)]:
+    step(f"->> is text: {doc}", lambda doc=doc: alice.rpc("json_member", {"doc": doc, "member": "a"}).execute(),
+         lambda line, answer=answer: rows(line) == answer)
 print("ok")

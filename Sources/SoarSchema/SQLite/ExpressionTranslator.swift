@@ -131,8 +131,13 @@ struct ExpressionTranslator {
                 return op + right
             }
             switch op {
-            case "=", "<>", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "||", "->", "->>":
+            case "=", "<>", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "||", "->":
                 return "\(left) \(op) \(right)"
+            case "->>":
+                // Postgres's `->>` is text: a JSON true is 'true', a number its digits as written
+                // ('1.50'); SQLite's own gives 1 and 1.5, so `doc ->> 'public' = 'true'` never held.
+                let member = "\(left) -> \(right)"
+                return "(CASE json_type(\(member)) WHEN 'text' THEN \(left) ->> \(right) WHEN 'null' THEN NULL ELSE \(member) END)"
             case "!=": return "\(left) <> \(right)"
             case "~": return "regexp(\(right), \(left))"
             case "~*": return "regexp_i(\(right), \(left))"
