@@ -109,3 +109,19 @@ create policy "Members read their team's links" on public.team_links for select 
 create function public.matches(subject text, pattern text) returns boolean language sql immutable as $$ select subject ~ pattern $$;
 -- A member of a JSON document as text (`->>`), on SQLite too.
 create function public.json_member(doc text, member text) returns text language sql immutable as $$ select doc::jsonb ->> member $$;
+
+-- Constants read as the type of the column they are compared with (a timestamp, a boolean, an
+-- enum in its labels' order), on SQLite too.
+create type public.mood as enum ('sad', 'ok', 'happy');
+create table public.moments (
+  id int primary key,
+  at timestamptz not null check (at >= '2025-12-31 23:00:00-01'),
+  shared boolean not null default false,
+  mood public.mood not null default 'ok' check (mood >= 'ok')
+);
+alter table public.moments enable row level security;
+create policy "Shared moments after the new year" on public.moments for select to authenticated
+  using (shared = 'true' and at > '2026-01-01 00:00:00+00');
+create function public.moments_at_new_year() returns bigint language sql stable security definer as $$
+  select count(*) from public.moments where at = '2026-01-01 01:00:00+01'
+$$;

@@ -170,4 +170,16 @@ for doc, answer in [('{"a": true}', "true"), ('{"a": false}', "false"), ('{"a": 
                     ('{"a": "x"}', "x"), ('{"a": null}', None), ('{"b": 1}', None)]:
     step(f"->> is text: {doc}", lambda doc=doc: alice.rpc("json_member", {"doc": doc, "member": "a"}).execute(),
          lambda line, answer=answer: rows(line) == answer)
+service.table("moments").insert([
+    {"id": 1, "at": "2026-01-01T00:00:00Z", "shared": True, "mood": "happy"},
+    {"id": 2, "at": "2026-01-02T00:00:00Z", "shared": True, "mood": "ok"},
+    {"id": 3, "at": "2026-01-03T00:00:00Z", "shared": False, "mood": "happy"},
+]).execute()
+step("a policy's timestamp and boolean constants, as the columns' types", lambda: alice.table("moments").select("id").order("id").execute(),
+     lambda line: rows(line) == [{"id": 2}])
+step("a CHECK's enum order: sad is before ok", lambda: service.table("moments").insert(
+    {"id": 4, "at": "2026-02-01T00:00:00Z", "mood": "sad"}, returning=ReturnMethod.minimal).execute(), error("23514"))
+step("a CHECK's timestamp constant: an hour before is refused", lambda: service.table("moments").insert(
+    {"id": 5, "at": "2025-12-31T23:00:00Z"}, returning=ReturnMethod.minimal).execute(), error("23514"))
+step("a function's timestamp constant in another zone", lambda: alice.rpc("moments_at_new_year", {}).execute(), lambda line: rows(line) == 1)
 print("ok")

@@ -42,6 +42,26 @@ struct SQLiteTranslatorTests {
         #expect(position.line == 2 && position.column == 1)
     }
 
+    @Test func constantsAreReadAsTheirColumnsTypes() throws {
+        let (schema, steps) = try translate("""
+            create type mood as enum ('sad', 'ok', 'happy');
+            create table n (id int primary key, at timestamptz);
+            create table m (id int primary key, at timestamptz check (at > '2026-01-01 10:00+02'), ok boolean, mood mood check (mood >= 'ok'));
+            alter table m enable row level security;
+            create policy p on m for select using (ok = 'yes' and id in (select id from n where at = '2026-01-01'));
+            """)
+        #expect(steps[1].sql.contains(#"CHECK (("at") > ('2026-01-01T08:00:00.000000+00:00'))"#), "\(steps[1].sql)")
+        #expect(steps[1].sql.contains(#"CHECK ((CASE "mood" WHEN 'sad' THEN 0 WHEN 'ok' THEN 1 WHEN 'happy' THEN 2 END) >= (1))"#))
+        let filter = try #require(try schema.filter("m", .select, role: "anon"))
+        #expect(filter.contains(#"(("ok") = (1))"#) && filter.contains(#"("at") = ('2026-01-01T00:00:00.000000+00:00')"#), "\(filter)")
+        // A constant that is no value of the column's type is refused where it stands, as Postgres refuses it.
+        let sql = "create table n (at timestamptz);\ncreate table o (at timestamptz check (at > 'soon'));"
+        let error = #expect(throws: SQLError.self) { try translate(sql) }
+        #expect(error?.message == #"invalid input syntax for type timestamp with time zone: "soon""#)
+        #expect(SQLError.position(of: error?.offset ?? 0, in: sql).line == 2)
+        #expect(throws: SQLError.self) { try translate("create type e as enum ('a'); create table p (v e check (v > 'b'));") }
+    }
+
     @Test func aSyntaxErrorNamesItsLineAndColumn() {
         let sql = "create table t (id int);\ncreate tabel u (id int);"
         let error = #expect(throws: SQLError.self) { try SQLParser.parse(sql) }

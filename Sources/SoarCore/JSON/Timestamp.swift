@@ -3,8 +3,8 @@ import Foundation
 /// ISO 8601 timestamps as Postgres, PostgREST and GoTrue write them.
 ///
 /// Accepts `2024-05-01T12:30:00Z`, `2024-05-01T12:30:00.123456+00:00`, Postgres' own
-/// `2024-05-01 12:30:00.123+00`, offsets such as `+0530` and a date alone (midnight); a missing
-/// zone means UTC. Years 0001 to 9999 of the proleptic Gregorian calendar, as written back; a
+/// `2024-05-01 12:30:00.123+00`, `2024-05-01 12:30+02` (no seconds), offsets such as `+0530` and a
+/// date alone (midnight); a missing zone means UTC. Years 0001 to 9999 of the proleptic Gregorian calendar, as written back; a
 /// date that does not exist (February 30) is refused, as Postgres refuses it.
 public enum Timestamp {
     public static func parse(_ text: String) -> Date? {
@@ -33,19 +33,23 @@ public enum Timestamp {
         if i == s.count { return Date(timeIntervalSince1970: midnight) }
         guard s[i] == 84 || s[i] == 116 || s[i] == 32 else { return nil }
         i += 1
-        guard let hour = number(2), skip(58), let minute = number(2), skip(58), let second = number(2) else {
-            return nil
-        }
+        // Seconds may be left out (`10:00+02`), as Postgres allows; a fraction follows seconds.
+        guard let hour = number(2), skip(58), let minute = number(2) else { return nil }
+        var second = 0
         var fraction = 0.0
-        if skip(46) {
-            var scale = 0.1
-            let start = i
-            while i < s.count, s[i] >= 48, s[i] <= 57 {
-                fraction += Double(s[i] - 48) * scale
-                scale /= 10
-                i += 1
+        if skip(58) {
+            guard let given = number(2) else { return nil }
+            second = given
+            if skip(46) {
+                var scale = 0.1
+                let start = i
+                while i < s.count, s[i] >= 48, s[i] <= 57 {
+                    fraction += Double(s[i] - 48) * scale
+                    scale /= 10
+                    i += 1
+                }
+                guard i > start else { return nil }
             }
-            guard i > start else { return nil }
         }
         var offset = 0
         if i < s.count {

@@ -16,6 +16,9 @@ struct ExpressionTranslator {
     var source: [UInt8] = []
     /// A trigger's row (`NEW`): unqualified columns are its columns.
     var row: String?
+    /// The table a policy or `CHECK` is on: a string compared with one of its columns is read as
+    /// that column's type (see ``comparison(_:_:_:)``). None inside a subquery.
+    var scope: Scope?
 
     func expression(_ node: Node) throws(SQLError) -> String {
         switch node.kind {
@@ -125,6 +128,10 @@ struct ExpressionTranslator {
         let rightNode = node.node("rexpr")
         switch node.string("kind") ?? "AEXPR_OP" {
         case "AEXPR_OP":
+            if ["=", "<>", "!=", "<", ">", "<=", ">="].contains(op), let leftNode = node.node("lexpr"), let rightNode {
+                let (left, right) = try comparison(op, leftNode, rightNode)
+                return "\(left) \(op == "!=" ? "<>" : op) \(right)"
+            }
             let right = try "(" + expression(try required(rightNode, node)) + ")"
             guard let left else {
                 guard op == "-" || op == "+" else { throw unsupported("prefix operator \(op)", node) }
@@ -150,7 +157,9 @@ struct ExpressionTranslator {
             default: throw unsupported("operator \(op)", node)
             }
         case "AEXPR_IN":
-            let list = try expression(try required(rightNode, node))
+            let type = node.node("lexpr").flatMap(columnType)
+            let list = try required(rightNode, node).nodes("items").map { (item: Node) throws(SQLError) -> String in try typed(item, as: type) }
+                .joined(separator: ", ")
             return "\(left ?? "NULL") \(op == "<>" ? "NOT IN" : "IN") (\(list))"
         case "AEXPR_LIKE":
             let right = try expression(try required(rightNode, node))
@@ -162,7 +171,8 @@ struct ExpressionTranslator {
             let bounds = try required(rightNode, node).nodes("items")
             guard bounds.count == 2 else { throw unsupported("BETWEEN", node) }
             let not = node.string("kind") == "AEXPR_NOT_BETWEEN" ? "NOT " : ""
-            return "\(left ?? "NULL") \(not)BETWEEN (\(try expression(bounds[0]))) AND (\(try expression(bounds[1])))"
+            let type = node.node("lexpr").flatMap(columnType)
+            return "\(left ?? "NULL") \(not)BETWEEN (\(try typed(bounds[0], as: type))) AND (\(try typed(bounds[1], as: type)))"
         case "AEXPR_DISTINCT":
             return "\(left ?? "NULL") IS NOT (\(try expression(try required(rightNode, node))))"
         case "AEXPR_NOT_DISTINCT":
@@ -240,9 +250,17 @@ struct ExpressionTranslator {
     }
 
     private func cast(_ node: Node) throws(SQLError) -> String {
-        let arg = try expression(try required(node.node("arg"), node))
+        let argNode = try required(node.node("arg"), node)
         let type = try required(node.record("typeName", as: "TypeName"), node)
-        switch TypeMapping.postgresName(type.names("names")) {
+        let name = TypeMapping.postgresName(type.names("names"))
+        // A constant cast to a type: its value, as a column of that type stores it.
+        if ["timestamptz", "timestamp", "date", "bool", "uuid"].contains(name) || schema.enums[name] != nil, argNode.kind == "A_Const",
+            let value = argNode.record("sval", as: "String")?.string("sval"), let stored = try storedConstant(value, as: name, argNode)
+        {
+            return stored
+        }
+        let arg = try expression(argNode)
+        switch name {
         case "text", "varchar", "bpchar", "name", "citext": return "CAST(\(arg) AS TEXT)"
         case "int2", "int4", "int8": return "CAST(\(arg) AS INTEGER)"
         case "float4", "float8", "numeric": return "CAST(\(arg) AS REAL)"
@@ -267,6 +285,19 @@ struct ExpressionTranslator {
 
     /// A `SELECT` (a view's body, a policy's subquery).
     func query(_ node: Node) throws(SQLError) -> String {
+        // A query's unqualified names are its own table's columns: typed when it reads one table.
+        var inner = self
+        let from = node.nodes("fromClause")
+        if from.count == 1, from[0].kind == "RangeVar", let name = from[0].string("relname"), var relation = schema.relation(name) {
+            relation.name = from[0].record("alias", as: "Alias")?.string("aliasname") ?? name
+            inner.scope = .init(relation)
+        } else {
+            inner.scope = nil
+        }
+        return try inner.select(node)
+    }
+
+    private func select(_ node: Node) throws(SQLError) -> String {
         guard node.kind == "SelectStmt" else { throw unsupported(node.kind, node) }
         if let op = node.string("op"), op != "SETOP_NONE" {
             let all = node.bool("all") ? " ALL" : ""

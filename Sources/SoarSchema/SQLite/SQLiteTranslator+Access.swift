@@ -14,8 +14,10 @@ extension SQLiteTranslator {
         for role in roles where !(Self.roles + ["public"]).contains(role) {
             throw SQLError("role \"\(role)\" does not exist (SQLite knows anon, authenticated and service_role)", at: at)
         }
-        let using = try node.node("qual").map(expressions.expression)
-        let check = try node.node("with_check").map(expressions.expression)
+        var translator = expressions
+        translator.scope = .init(relation)
+        let using = try node.node("qual").map(translator.expression)
+        let check = try node.node("with_check").map(translator.expression)
         relation.policies.append(Policy(name: name, command: command, roles: roles, permissive: node.bool("permissive"), using: using, check: check))
         schema.relations[relation.name] = relation
         // Prepared against the table, so an unknown column or function is refused now, not at a request.

@@ -66,7 +66,11 @@ extension SQLiteTranslator {
             case "CONSTR_UNIQUE":
                 tail.append("CONSTRAINT \(quote(constraint.string("conname") ?? "\(table)_\(name)_key")) UNIQUE")
             case "CONSTR_CHECK":
-                let check = try expressions.expression(try required(constraint.node("raw_expr"), place))
+                var translator = expressions
+                var scope = ExpressionTranslator.Scope(relation)
+                scope.types[name] = type
+                translator.scope = scope
+                let check = try translator.expression(try required(constraint.node("raw_expr"), place))
                 tail.append("CONSTRAINT \(quote(constraint.string("conname") ?? "\(table)_\(name)_check")) CHECK (\(check))")
             case "CONSTR_FOREIGN":
                 let key = try foreignKey(constraint, columns: [name], table: table, inline: true)
@@ -111,7 +115,9 @@ extension SQLiteTranslator {
         case "CONSTR_CHECK":
             let expression = try required(node.node("raw_expr"), at)
             let name = node.string("conname") ?? "\(table)_check"
-            return "CONSTRAINT \(quote(name)) CHECK (\(try expressions.expression(expression)))"
+            var translator = expressions
+            translator.scope = .init(relation)
+            return "CONSTRAINT \(quote(name)) CHECK (\(try translator.expression(expression)))"
         case "CONSTR_FOREIGN":
             let key = try foreignKey(node, columns: node.names("fk_attrs"), table: table)
             relation.foreignKeys.append(key.0)
@@ -206,6 +212,7 @@ extension SQLiteTranslator {
             let name = node.string("conname") ?? "\(relation.name)_check"
             var translator = expressions
             translator.row = "NEW"
+            translator.scope = .init(relation)
             let check = try translator.expression(try required(node.node("raw_expr"), at))
             return ["INSERT", "UPDATE"].map { event in
                 Step(sql: "CREATE TRIGGER \(quote("\(name)_\(event.lowercased())")) BEFORE \(event) ON \(table) WHEN NOT (\(check)) "

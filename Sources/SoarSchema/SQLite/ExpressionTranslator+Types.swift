@@ -1,0 +1,95 @@
+import Foundation
+import SoarCore
+
+/// A string constant read as the type Postgres gives it: that of the column it is compared with
+/// (`starts > '2026-01-01'`) or of its cast (`'2026-01-01 10:00+02'::timestamptz`), written as
+/// SQLite stores that type, so that the comparison of the two texts answers as Postgres's of the
+/// two values. Enums compare by their labels' order.
+extension ExpressionTranslator {
+    /// The table whose columns unqualified names mean (a policy's, a `CHECK`'s), and their types.
+    struct Scope {
+        var table: String
+        var types: [String: String]
+
+        init(_ relation: Relation) {
+            table = relation.name
+            types = Dictionary(relation.columns.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// Both sides of a comparison, a constant typed by a column on the other side; an enum's
+    /// ordering compares its labels' ranks.
+    func comparison(_ op: String, _ left: Node, _ right: Node) throws(SQLError) -> (String, String) {
+        let leftType = columnType(left)
+        let rightType = columnType(right)
+        var leftText = try typed(left, as: rightType)
+        var rightText = try typed(right, as: leftType)
+        if ["<", ">", "<=", ">="].contains(op), let type = leftType ?? rightType, let labels = schema.enums[type] {
+            leftText = try rank(left, leftText, labels)
+            rightText = try rank(right, rightText, labels)
+        }
+        return ("(" + leftText + ")", "(" + rightText + ")")
+    }
+
+    /// `node` translated, a string constant written as a column of `type` stores it.
+    func typed(_ node: Node, as type: String?) throws(SQLError) -> String {
+        guard let type, let text = stringConstant(node) else { return try expression(node) }
+        if let stored = try storedConstant(text, as: type, node) { return stored }
+        return try expression(node)
+    }
+
+    /// A string constant as a column of `type` stores it (nil when stored as written); an error,
+    /// as Postgres's, when it is not a value of that type.
+    func storedConstant(_ text: String, as type: String, _ node: Node) throws(SQLError) -> String? {
+        func invalid(_ name: String) -> SQLError { SQLError("invalid input syntax for type \(name): \"\(text)\"", at: node.location ?? 0) }
+        switch type {
+        case "timestamptz", "timestamp":
+            guard let date = Timestamp.parse(text.trimmingSpaces) else {
+                throw invalid(type == "timestamp" ? "timestamp" : "timestamp with time zone")
+            }
+            return literal(Timestamp.postgres(date))
+        case "date":
+            guard let date = Timestamp.parse(text.trimmingSpaces) else { throw invalid("date") }
+            return literal(String(Timestamp.postgres(date).prefix(10)))
+        case "bool":
+            switch text.trimmingSpaces.lowercased() {
+            case "true", "t", "yes", "y", "on", "1": return "1"
+            case "false", "f", "no", "n", "off", "0": return "0"
+            default: throw invalid("boolean")
+            }
+        case "uuid":
+            guard let uuid = RandomUUID.parse(text) else { throw invalid("uuid") }
+            return literal(RandomUUID.text(uuid))
+        default:
+            if let labels = schema.enums[type], !labels.contains(text) {
+                throw SQLError("invalid input value for enum \(type): \"\(text)\"", at: node.location ?? 0)
+            }
+            return nil
+        }
+    }
+
+    /// The Postgres type of a column of the scope's table that `node` names, if it is one.
+    func columnType(_ node: Node) -> String? {
+        guard node.kind == "ColumnRef", let scope else { return nil }
+        let fields = node.nodes("fields").compactMap(\.stringValue)
+        switch fields.count {
+        case 1 where !arguments.contains(fields[0]) || shadowed.contains(fields[0]): return scope.types[fields[0]]
+        case 2 where fields[0] == scope.table || fields[0].uppercased() == "NEW": return scope.types[fields[1]]
+        default: return nil
+        }
+    }
+
+    private func stringConstant(_ node: Node) -> String? {
+        guard node.kind == "A_Const", let value = node.record("sval", as: "String") else { return nil }
+        return value.string("sval")
+    }
+
+    /// An enum's value as its label's place in the type's list.
+    private func rank(_ node: Node, _ text: String, _ labels: [String]) throws(SQLError) -> String {
+        if let label = stringConstant(node) {
+            guard let index = labels.firstIndex(of: label) else { throw SQLError("invalid input value for enum: \"\(label)\"", at: node.location ?? 0) }
+            return String(index)
+        }
+        return "CASE \(text) " + labels.enumerated().map { "WHEN \(literal($1)) THEN \($0)" }.joined(separator: " ") + " END"
+    }
+}
