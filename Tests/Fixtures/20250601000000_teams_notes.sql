@@ -125,3 +125,9 @@ create policy "Shared moments after the new year" on public.moments for select t
 create function public.moments_at_new_year() returns bigint language sql stable security definer as $$
   select count(*) from public.moments where at = '2026-01-01 01:00:00+01'
 $$;
+
+-- NULLs sort last going up and first going down; a referenced row is kept by ON DELETE RESTRICT.
+create table public.ranks (id int primary key, n int);
+create table public.rank_uses (id int primary key, rank_id int references public.ranks (id) on delete restrict);
+create function public.lowest_rank() returns int language sql stable as $$ select n from public.ranks order by n limit 1 $$;
+create function public.highest_rank() returns int language sql stable as $$ select n from public.ranks order by n desc limit 1 $$;

@@ -182,4 +182,9 @@ step("a CHECK's enum order: sad is before ok", lambda: service.table("moments").
 step("a CHECK's timestamp constant: an hour before is refused", lambda: service.table("moments").insert(
     {"id": 5, "at": "2025-12-31T23:00:00Z"}, returning=ReturnMethod.minimal).execute(), error("23514"))
 step("a function's timestamp constant in another zone", lambda: alice.rpc("moments_at_new_year", {}).execute(), lambda line: rows(line) == 1)
+service.table("ranks").insert([{"id": 1, "n": None}, {"id": 2, "n": 5}, {"id": 3, "n": 7}]).execute()
+service.table("rank_uses").insert({"id": 1, "rank_id": 2}).execute()
+step("ORDER BY puts NULLs last going up", lambda: service.rpc("lowest_rank", {}).execute(), lambda line: rows(line) == 5)
+step("ORDER BY … DESC puts NULLs first", lambda: service.rpc("highest_rank", {}).execute(), lambda line: rows(line) is None)
+step("ON DELETE RESTRICT keeps a referenced row", lambda: service.table("ranks").delete().eq("id", 2).execute(), error("23503"))
 print("ok")

@@ -217,6 +217,8 @@ struct ExpressionTranslator {
         let name = names.joined(separator: ".")
         if Self.functions[name] == nil, let function = schema.functions[name] { return try inlined(function, node) }
         guard let mapped = Self.functions[name] else {
+            // Postgres writes `LIKE … ESCAPE 'c'` as a call of its own.
+            if name == "like_escape" { throw unsupported("LIKE … ESCAPE with another escape than the backslash", node) }
             throw SQLError("function \(name)() is not supported on SQLite; docs/schema.md lists those that are", at: node.location ?? 0)
         }
         if node.bool("agg_star") { return "\(mapped)(*)" }
@@ -321,7 +323,11 @@ struct ExpressionTranslator {
         if !sorts.isEmpty {
             text += " ORDER BY " + (try sorts.map { (sort: Node) throws(SQLError) -> String in
                 let key = try expression(try required(sort.node("node"), sort))
-                return key + (sort.string("sortby_dir") == "SORTBY_DESC" ? " DESC" : "")
+                let descending = sort.string("sortby_dir") == "SORTBY_DESC"
+                // Postgres puts NULLs last going up and first going down (SQLite the other way).
+                let nulls = sort.string("sortby_nulls")
+                let nullsFirst = nulls == "SORTBY_NULLS_FIRST" || (nulls != "SORTBY_NULLS_LAST" && descending)
+                return key + (descending ? " DESC" : "") + (nullsFirst ? " NULLS FIRST" : " NULLS LAST")
             }.joined(separator: ", "))
         }
         if let limit = node.node("limitCount") { text += " LIMIT " + (try expression(limit)) }
@@ -398,6 +404,13 @@ struct ExpressionTranslator {
     }
 
     func unsupported(_ construct: String, _ node: Node) -> SQLError {
-        SQLError("\(construct) is not supported on SQLite (it runs on Postgres)", at: node.location ?? 0)
+        SQLError("\(Self.constructs[construct] ?? construct) is not supported on SQLite (it runs on Postgres)", at: node.location ?? 0)
     }
+
+    /// The SQL a user wrote, for the parse tree's names of what is refused.
+    private static let constructs = [
+        "AEXPR_SIMILAR": "SIMILAR TO", "AEXPR_BETWEEN_SYM": "BETWEEN SYMMETRIC", "AEXPR_NOT_BETWEEN_SYM": "NOT BETWEEN SYMMETRIC",
+        "A_ArrayExpr": "ARRAY[…]", "SelectStmt": "this query (a UNION, INTERSECT or EXCEPT inside another query)",
+        "a cast to interval": "an interval (interval '1 day')", "RowExpr": "a row constructor (ROW(…))",
+    ]
 }

@@ -167,6 +167,9 @@ final class SQLiteConnection: @unchecked Sendable {
             return .notNull(column, table: table)
         case Constraint.foreignKey:
             return StoreError(code: "23503", message: "insert or update violates a foreign key constraint")
+        case Constraint.trigger where message == "FOREIGN KEY constraint failed":
+            // A row still referenced under ON DELETE RESTRICT (SQLite raises it as a trigger).
+            return StoreError(code: "23503", message: "update or delete violates a foreign key constraint")
         case Constraint.trigger where message == AppSchema.tooManyMoves:
             return StoreError(code: "P0001", message: message)
         case Constraint.check, Constraint.trigger:
