@@ -131,3 +131,9 @@ create table public.ranks (id int primary key, n int);
 create table public.rank_uses (id int primary key, rank_id int references public.ranks (id) on delete restrict);
 create function public.lowest_rank() returns int language sql stable as $$ select n from public.ranks order by n limit 1 $$;
 create function public.highest_rank() returns int language sql stable as $$ select n from public.ranks order by n desc limit 1 $$;
+
+-- Casts and division fail as on Postgres ('abc'::int, 1 / 0), on SQLite too.
+create function public.as_int(x text) returns int language sql immutable as $$ select x::int $$;
+create function public.rounded(x numeric) returns int language sql immutable as $$ select x::int $$;
+create function public.as_bool(x text) returns boolean language sql immutable as $$ select x::boolean $$;
+create function public.ratio(a int, b int) returns int language sql immutable as $$ select a / b $$;

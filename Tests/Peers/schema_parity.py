@@ -187,4 +187,12 @@ service.table("rank_uses").insert({"id": 1, "rank_id": 2}).execute()
 step("ORDER BY puts NULLs last going up", lambda: service.rpc("lowest_rank", {}).execute(), lambda line: rows(line) == 5)
 step("ORDER BY … DESC puts NULLs first", lambda: service.rpc("highest_rank", {}).execute(), lambda line: rows(line) is None)
 step("ON DELETE RESTRICT keeps a referenced row", lambda: service.table("ranks").delete().eq("id", 2).execute(), error("23503"))
+for name, args, expect in [
+    ("as_int", {"x": "42"}, lambda line: rows(line) == 42), ("as_int", {"x": "abc"}, error("22P02")),
+    ("as_int", {"x": "3000000000"}, error("22003")), ("rounded", {"x": 2.5}, lambda line: rows(line) == 3),
+    ("rounded", {"x": -2.5}, lambda line: rows(line) == -3), ("as_bool", {"x": "yes"}, lambda line: rows(line) is True),
+    ("as_bool", {"x": "maybe"}, error("22P02")), ("ratio", {"a": -7, "b": 2}, lambda line: rows(line) == -3),
+    ("ratio", {"a": 1, "b": 0}, error("22012")),
+]:
+    step(f"{name}({args}) as on Postgres", lambda name=name, args=args: alice.rpc(name, args).execute(), expect)
 print("ok")

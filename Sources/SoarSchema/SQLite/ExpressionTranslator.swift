@@ -138,8 +138,11 @@ struct ExpressionTranslator {
                 return op + right
             }
             switch op {
-            case "=", "<>", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "||", "->":
+            case "=", "<>", "<", ">", "<=", ">=", "+", "-", "*", "||", "->":
                 return "\(left) \(op) \(right)"
+            case "/", "%":
+                // Postgres refuses a division by zero (22012); SQLite's answer would be NULL.
+                return "\(left) \(op) soar_divisor\(right)"
             case "->>":
                 // Postgres's `->>` is text: a JSON true is 'true', a number its digits as written
                 // ('1.50'); SQLite's own gives 1 and 1.5, so `doc ->> 'public' = 'true'` never held.
@@ -264,11 +267,11 @@ struct ExpressionTranslator {
         let arg = try expression(argNode)
         switch name {
         case "text", "varchar", "bpchar", "name", "citext": return "CAST(\(arg) AS TEXT)"
-        case "int2", "int4", "int8": return "CAST(\(arg) AS INTEGER)"
-        case "float4", "float8", "numeric": return "CAST(\(arg) AS REAL)"
-        case "uuid": return "lower(\(arg))"
+        // Through the store's own conversion, with Postgres's errors ('abc'::int is 22P02, not 0).
+        case "int2", "int4", "int8", "float4", "float8", "numeric", "bool", "uuid", "timestamptz", "timestamp":
+            return "soar_value('\(name)', \(arg))"
         case "date": return "substr(\(arg), 1, 10)"
-        case "bool", "timestamptz", "timestamp", "jsonb", "json": return arg
+        case "jsonb", "json": return arg
         case let other: throw unsupported("a cast to \(other)", node)
         }
     }

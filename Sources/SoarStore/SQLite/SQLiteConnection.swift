@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import SoarCore
 
 /// One SQLite connection: the only type that calls SQLite's C API (with ``SQLiteStatement``).
 ///
@@ -177,6 +178,11 @@ final class SQLiteConnection: @unchecked Sendable {
             let name = message.components(separatedBy: "CHECK constraint failed: ").last ?? message
             return StoreError(code: "23514", message: "new row violates check constraint \"\(name)\"")
         default:
+            // A Soar function's own error carries its SQLSTATE: `[22012] division by zero`.
+            if message.hasPrefix("["), let close = message.firstIndex(of: "]"), message.distance(from: message.startIndex, to: close) == 6 {
+                let code = String(message[message.index(after: message.startIndex)..<close])
+                return StoreError(code: code, message: message[message.index(after: close)...].trimmingSpaces)
+            }
             return .unavailable("database error: \(message)")
         }
     }

@@ -49,6 +49,7 @@ enum SQLiteFunctions {
         sqlite3_create_function_v2(handle, "upper", 1, deterministic, pointer, uppercased, nil, nil, nil)
         sqlite3_create_function_v2(handle, "regexp_i", 2, deterministic, pointer, regexpFolded, nil, nil, nil)
         sqlite3_create_function_v2(handle, "soar_value", 2, deterministic, pointer, storedValue, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "soar_divisor", 1, deterministic, pointer, divisor, nil, nil, nil)
         sqlite3_create_function_v2(handle, "soar_ago", 1, SQLITE_UTF8, pointer, ago, nil, nil, nil)
         // Storage's name functions; arrays are JSON arrays on SQLite.
         sqlite3_create_function_v2(handle, "storage_foldername", 1, deterministic, pointer, folderName, nil, nil, nil)
@@ -167,23 +168,49 @@ private func storedValue(_ call: OpaquePointer?, _ count: Int32, _ values: Unsaf
     let value = values[1]
     switch sqlite3_value_type(value) {
     case SQLITE_NULL: return sqlite3_result_null(call)
+    case SQLITE_FLOAT where column.kind == .integer:
+        // A number to an integer type rounds half away from zero, as Postgres's numeric does.
+        let number = sqlite3_value_double(value).rounded()
+        guard number.magnitude < 9.2e18 else { return failed(call, StoreError(code: "22003", message: "bigint out of range")) }
+        return stored(call, column, text: String(Int64(number)))
+    case SQLITE_INTEGER where column.kind == .integer && column.type != "int8":
+        return stored(call, column, text: String(sqlite3_value_int64(value)))  // within the type's range
     case SQLITE_INTEGER where [.integer, .numeric, .double, .boolean].contains(column.kind):
         let number = sqlite3_value_int64(value)
         return sqlite3_result_int64(call, column.kind == .boolean ? (number != 0 ? 1 : 0) : number)
     case SQLITE_FLOAT where [.numeric, .double].contains(column.kind):
         return sqlite3_result_double(call, sqlite3_value_double(value))
     default:
-        let text = sqlite3_value_text(value).map { String(cString: $0) } ?? ""
-        do {
-            switch try column.storable(text: text) {
-            case .null: sqlite3_result_null(call)
-            case .integer(let number): sqlite3_result_int64(call, number)
-            case .real(let number): sqlite3_result_double(call, number)
-            case .text(let stored): result(call, stored)
-            }
-        } catch {
-            sqlite3_result_error(call, error.message, -1)
+        stored(call, column, text: sqlite3_value_text(value).map { String(cString: $0) } ?? "")
+    }
+}
+
+private func stored(_ call: OpaquePointer?, _ column: Column, text: String) {
+    do {
+        switch try column.storable(text: text) {
+        case .null: sqlite3_result_null(call)
+        case .integer(let number): sqlite3_result_int64(call, number)
+        case .real(let number): sqlite3_result_double(call, number)
+        case .text(let stored): result(call, stored)
         }
+    } catch {
+        failed(call, error)
+    }
+}
+
+/// Fails the statement with `error`'s SQLSTATE, which ``SQLiteConnection/error(_:_:)`` reads back.
+private func failed(_ call: OpaquePointer?, _ error: StoreError) {
+    sqlite3_result_error(call, "[\(error.code)] \(error.message)", -1)
+}
+
+/// `a / soar_divisor(b)`: `b`, or Postgres's error when it is zero (SQLite's own answer is NULL).
+private func divisor(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let value = values?[0] else { return sqlite3_result_null(call) }
+    switch sqlite3_value_numeric_type(value) {
+    case SQLITE_INTEGER where sqlite3_value_int64(value) == 0, SQLITE_FLOAT where sqlite3_value_double(value) == 0:
+        failed(call, StoreError(code: "22012", message: "division by zero"))
+    default:
+        sqlite3_result_value(call, value)
     }
 }
 
