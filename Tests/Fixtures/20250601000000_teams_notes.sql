@@ -137,3 +137,5 @@ create function public.as_int(x text) returns int language sql immutable as $$ s
 create function public.rounded(x numeric) returns int language sql immutable as $$ select x::int $$;
 create function public.as_bool(x text) returns boolean language sql immutable as $$ select x::boolean $$;
 create function public.ratio(a int, b int) returns int language sql immutable as $$ select a / b $$;
+-- A view's computed tests are booleans.
+create view public.rank_signs as select id, n > 0 as positive, n is null as missing from public.ranks;

@@ -186,6 +186,11 @@ service.table("ranks").insert([{"id": 1, "n": None}, {"id": 2, "n": 5}, {"id": 3
 service.table("rank_uses").insert({"id": 1, "rank_id": 2}).execute()
 step("ORDER BY puts NULLs last going up", lambda: service.rpc("lowest_rank", {}).execute(), lambda line: rows(line) == 5)
 step("ORDER BY … DESC puts NULLs first", lambda: service.rpc("highest_rank", {}).execute(), lambda line: rows(line) is None)
+step("a view's computed tests are booleans", lambda: service.table("rank_signs").select("*").order("id").execute(),
+     lambda line: rows(line) == [{"id": 1, "missing": True, "positive": None}, {"id": 2, "missing": False, "positive": True},
+                                 {"id": 3, "missing": False, "positive": True}])
+step("and are filtered as booleans", lambda: service.table("rank_signs").select("id").eq("positive", True).order("id").execute(),
+     lambda line: rows(line) == [{"id": 2}, {"id": 3}])
 step("ON DELETE RESTRICT keeps a referenced row", lambda: service.table("ranks").delete().eq("id", 2).execute(), error("23503"))
 for name, args, expect in [
     ("as_int", {"x": "42"}, lambda line: rows(line) == 42), ("as_int", {"x": "abc"}, error("22P02")),

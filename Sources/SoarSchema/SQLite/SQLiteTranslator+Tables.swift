@@ -248,6 +248,27 @@ extension SQLiteTranslator {
         }
     }
 
+    /// The type of a view's computed column where its form shows it: a test is a boolean (read
+    /// back as `true`, not 1), a cast its type, a constant its own.
+    static func computedType(_ value: Node) -> String? {
+        switch value.kind {
+        case "BoolExpr", "NullTest", "BooleanTest": return "bool"
+        case "SubLink": return ["EXISTS_SUBLINK", "ANY_SUBLINK", "ALL_SUBLINK"].contains(value.string("subLinkType") ?? "") ? "bool" : nil
+        case "A_Expr":
+            let op = value.names("name").last ?? ""
+            let kind = value.string("kind") ?? "AEXPR_OP"
+            let tests = ["=", "<>", "!=", "<", ">", "<=", ">=", "~", "~*", "!~", "!~*", "~~", "!~~", "~~*", "!~~*"]
+            return kind != "AEXPR_OP" && kind != "AEXPR_NULLIF" || tests.contains(op) ? "bool" : nil
+        case "TypeCast": return value.record("typeName", as: "TypeName").map { TypeMapping.postgresName($0.names("names")) }
+        case "A_Const":
+            if value.record("boolval", as: "Boolean") != nil { return "bool" }
+            if value.record("ival", as: "Integer") != nil { return "int4" }
+            if value.record("fval", as: "Float") != nil { return "numeric" }
+            return nil
+        default: return nil
+        }
+    }
+
     mutating func view(_ node: Node, _ at: Int) throws(SQLError) -> [Step] {
         let name = try publicName(try required(node.record("view", as: "RangeVar"), at), at)
         let select = try required(node.node("query"), at)
@@ -269,8 +290,8 @@ extension SQLiteTranslator {
             let function = value.kind == "FuncCall" ? value.names("funcname").last : nil
             let columnName = target.string("name") ?? fields.last ?? function ?? "?column?"
             let sourceName = fields.last ?? columnName
-            // Postgres's types for what views compute most: count(...) is bigint.
-            let type = function == "count" ? "int8" : candidates.lazy.compactMap { $0.column(sourceName) }.first?.type ?? "text"
+            // Postgres's types for what views compute most: count(...) is bigint, a comparison boolean.
+            let type = function == "count" ? "int8" : candidates.lazy.compactMap { $0.column(sourceName) }.first?.type ?? Self.computedType(value) ?? "text"
             relation.columns.append(Attribute(name: columnName, type: type))
         }
         for option in node.nodes("options") where option.string("defname") == "security_invoker" {
