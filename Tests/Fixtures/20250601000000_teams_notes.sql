@@ -139,3 +139,6 @@ create function public.as_bool(x text) returns boolean language sql immutable as
 create function public.ratio(a int, b int) returns int language sql immutable as $$ select a / b $$;
 -- A view's computed tests are booleans.
 create view public.rank_signs as select id, n > 0 as positive, n is null as missing from public.ranks;
+create function public.moods_in_order() returns setof public.mood language sql stable security definer as $$
+  select mood from public.moments order by mood, id
+$$;

@@ -181,6 +181,11 @@ step("a CHECK's enum order: sad is before ok", lambda: service.table("moments").
     {"id": 4, "at": "2026-02-01T00:00:00Z", "mood": "sad"}, returning=ReturnMethod.minimal).execute(), error("23514"))
 step("a CHECK's timestamp constant: an hour before is refused", lambda: service.table("moments").insert(
     {"id": 5, "at": "2025-12-31T23:00:00Z"}, returning=ReturnMethod.minimal).execute(), error("23514"))
+step("an enum sorts by its labels' order", lambda: service.table("moments").select("id,mood").order("mood", desc=True).order("id").execute(),
+     lambda line: [row["mood"] for row in rows(line)] == ["happy", "happy", "ok"])
+step("an enum compares by its labels' order", lambda: service.table("moments").select("id").gt("mood", "ok").order("id").execute(),
+     lambda line: rows(line) == [{"id": 1}, {"id": 3}])
+step("ORDER BY an enum in SQL", lambda: alice.rpc("moods_in_order", {}).execute(), lambda line: rows(line) == ["ok", "happy", "happy"])
 step("a function's timestamp constant in another zone", lambda: alice.rpc("moments_at_new_year", {}).execute(), lambda line: rows(line) == 1)
 service.table("ranks").insert([{"id": 1, "n": None}, {"id": 2, "n": 5}, {"id": 3, "n": 7}]).execute()
 service.table("rank_uses").insert({"id": 1, "rank_id": 2}).execute()

@@ -85,7 +85,7 @@ extension ExpressionTranslator {
     }
 
     /// An enum's value as its label's place in the type's list.
-    private func rank(_ node: Node, _ text: String, _ labels: [String]) throws(SQLError) -> String {
+    func rank(_ node: Node, _ text: String, _ labels: [String]) throws(SQLError) -> String {
         if let label = stringConstant(node) {
             guard let index = labels.firstIndex(of: label) else { throw SQLError("invalid input value for enum: \"\(label)\"", at: node.location ?? 0) }
             return String(index)

@@ -325,7 +325,10 @@ struct ExpressionTranslator {
         let sorts = node.nodes("sortClause")
         if !sorts.isEmpty {
             text += " ORDER BY " + (try sorts.map { (sort: Node) throws(SQLError) -> String in
-                let key = try expression(try required(sort.node("node"), sort))
+                let keyNode = try required(sort.node("node"), sort)
+                var key = try expression(keyNode)
+                // An enum sorts by its labels' order.
+                if let type = columnType(keyNode), let labels = schema.enums[type] { key = try rank(keyNode, key, labels) }
                 let descending = sort.string("sortby_dir") == "SORTBY_DESC"
                 // Postgres puts NULLs last going up and first going down (SQLite the other way).
                 let nulls = sort.string("sortby_nulls")

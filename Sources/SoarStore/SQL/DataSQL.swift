@@ -206,6 +206,11 @@ struct DataSQL {
                 return dialect == .postgres ? "\(text) ILIKE \(bind(value)) ESCAPE '\\'" : "lower(\(text)) LIKE lower(\(bind(value))) ESCAPE '\\'"
             case (_, .value(let value)):
                 let symbol = [RowQuery.Operator.eq: "=", .neq: "<>", .gt: ">", .gte: ">=", .lt: "<", .lte: "<="][op] ?? "="
+                if [.gt, .gte, .lt, .lte].contains(op), let rank = enumRank(column), case .text(let label) = value,
+                    let place = table.column(column)?.labels.firstIndex(of: label)
+                {
+                    return "\(rank) \(symbol) \(place)"
+                }
                 return "\(name) \(symbol) \(bind(value))"
             default: return "false"
             }
@@ -218,8 +223,16 @@ struct DataSQL {
         guard !order.isEmpty else { return "" }
         return " ORDER BY " + order.map {
             let nulls = table.column($0.column)?.nullable == false ? "" : " NULLS \($0.nullsFirst ? "FIRST" : "LAST")"
-            return "\(Self.quote($0.column)) \($0.descending ? "DESC" : "ASC")\(nulls)"
+            return "\(enumRank($0.column) ?? Self.quote($0.column)) \($0.descending ? "DESC" : "ASC")\(nulls)"
         }.joined(separator: ", ")
+    }
+
+    /// On SQLite, an enum column as its label's place in the type (Postgres orders and compares
+    /// enums so; SQLite keeps the label's text); nil for any other column, and on Postgres.
+    func enumRank(_ column: String) -> String? {
+        guard dialect == .sqlite, let labels = table.column(column)?.labels, !labels.isEmpty else { return nil }
+        let cases = labels.enumerated().map { "WHEN '\($1.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''"))' THEN \($0)" }
+        return "CASE \(Self.quote(column)) " + cases.joined(separator: " ") + " END"
     }
 
     /// SQLite takes OFFSET only after a LIMIT (-1: none); Postgres takes either alone.
