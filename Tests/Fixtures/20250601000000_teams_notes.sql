@@ -142,3 +142,4 @@ create view public.rank_signs as select id, n > 0 as positive, n is null as miss
 create function public.moods_in_order() returns setof public.mood language sql stable security definer as $$
   select mood from public.moments order by mood, id
 $$;
+create table public.handles (id int primary key, handle varchar(8) not null);

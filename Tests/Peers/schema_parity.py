@@ -196,6 +196,9 @@ step("a view's computed tests are booleans", lambda: service.table("rank_signs")
                                  {"id": 3, "missing": False, "positive": True}])
 step("and are filtered as booleans", lambda: service.table("rank_signs").select("id").eq("positive", True).order("id").execute(),
      lambda line: rows(line) == [{"id": 2}, {"id": 3}])
+step("varchar(8) takes 8 characters", lambda: service.table("handles").insert({"id": 1, "handle": "ééééabcd"}, returning=ReturnMethod.minimal).execute(),
+     lambda line: rows(line) == [])
+step("and refuses 9", lambda: service.table("handles").insert({"id": 2, "handle": "abcdefghi"}, returning=ReturnMethod.minimal).execute(), error("22001"))
 step("ON DELETE RESTRICT keeps a referenced row", lambda: service.table("ranks").delete().eq("id", 2).execute(), error("23503"))
 for name, args, expect in [
     ("as_int", {"x": "42"}, lambda line: rows(line) == 42), ("as_int", {"x": "abc"}, error("22P02")),
