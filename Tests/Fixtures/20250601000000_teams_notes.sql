@@ -143,3 +143,6 @@ create function public.moods_in_order() returns setof public.mood language sql s
   select mood from public.moments order by mood, id
 $$;
 create table public.handles (id int primary key, handle varchar(8) not null);
+create function public.part(x text, start int, count int) returns text language sql immutable as $$ select substring(x, start, count) $$;
+create function public.rest(x text, start int) returns text language sql immutable as $$ select substr(x, start) $$;
+create function public.sign_text(x int) returns text language sql immutable as $$ select (x > 0)::text $$;

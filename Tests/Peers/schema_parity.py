@@ -206,6 +206,9 @@ for name, args, expect in [
     ("rounded", {"x": -2.5}, lambda line: rows(line) == -3), ("as_bool", {"x": "yes"}, lambda line: rows(line) is True),
     ("as_bool", {"x": "maybe"}, error("22P02")), ("ratio", {"a": -7, "b": 2}, lambda line: rows(line) == -3),
     ("ratio", {"a": 1, "b": 0}, error("22012")),
+    ("part", {"x": "hello", "start": -1, "count": 3}, lambda line: rows(line) == "h"), ("part", {"x": "hello", "start": 2, "count": 3}, lambda line: rows(line) == "ell"),
+    ("sign_text", {"x": 3}, lambda line: rows(line) == "true"), ("sign_text", {"x": -3}, lambda line: rows(line) == "false"),
+    ("rest", {"x": "hello", "start": -1}, lambda line: rows(line) == "hello"), ("rest", {"x": "hello", "start": 4}, lambda line: rows(line) == "lo"),
 ]:
     step(f"{name}({args}) as on Postgres", lambda name=name, args=args: alice.rpc(name, args).execute(), expect)
 print("ok")

@@ -226,8 +226,20 @@ struct ExpressionTranslator {
         }
         if node.bool("agg_star") { return "\(mapped)(*)" }
         let args = try node.nodes("args").map { (arg: Node) throws(SQLError) -> String in try expression(arg) }
+        if mapped == "substr" { return try substring(args, node) }
         let distinct = node.bool("agg_distinct") ? "DISTINCT " : ""
         return "\(mapped)(\(distinct)\(args.joined(separator: ", ")))"
+    }
+
+    /// `substring(text, start[, count])`, counted as Postgres counts: the characters from `start`
+    /// on (or `count` of them) that are at place 1 or later, where SQLite counts a start below 1
+    /// from the end. `substring(text from 'pattern')` is a regular expression's: refused.
+    private func substring(_ args: [String], _ node: Node) throws(SQLError) -> String {
+        let given = node.nodes("args")
+        guard args.count >= 2, given[1].record("sval", as: "String") == nil else { throw unsupported("substring with a pattern", node) }
+        let (text, start) = (args[0], "(\(args[1]))")
+        guard args.count == 3 else { return "substr(\(text), max(\(start), 1))" }
+        return "substr(\(text), max(\(start), 1), max(0, \(start) + (\(args[2])) - max(\(start), 1)))"
     }
 
     /// One of the app's own SQL functions called in an expression (a policy's `is_member(team_id)`):
@@ -266,7 +278,12 @@ struct ExpressionTranslator {
         }
         let arg = try expression(argNode)
         switch name {
-        case "text", "varchar", "bpchar", "name", "citext": return "CAST(\(arg) AS TEXT)"
+        case "text", "varchar", "bpchar", "name", "citext":
+            // A boolean's text is 'true' or 'false' (SQLite's would be 1 or 0).
+            if (columnType(argNode) ?? SQLiteTranslator.computedType(argNode)) == "bool" {
+                return "CASE WHEN (\(arg)) THEN 'true' WHEN NOT (\(arg)) THEN 'false' END"
+            }
+            return "CAST(\(arg) AS TEXT)"
         // Through the store's own conversion, with Postgres's errors ('abc'::int is 22P02, not 0).
         case "int2", "int4", "int8", "float4", "float8", "numeric", "bool", "uuid", "timestamptz", "timestamp":
             return "soar_value('\(name)', \(arg))"
