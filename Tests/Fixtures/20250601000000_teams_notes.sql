@@ -146,3 +146,6 @@ create table public.handles (id int primary key, handle varchar(8) not null);
 create function public.part(x text, start int, count int) returns text language sql immutable as $$ select substring(x, start, count) $$;
 create function public.rest(x text, start int) returns text language sql immutable as $$ select substr(x, start) $$;
 create function public.sign_text(x int) returns text language sql immutable as $$ select (x > 0)::text $$;
+create function public.doubled_ranks() returns table (rank_id int, twice int) language sql stable as $$
+  select id, n * 2 from public.ranks where n is not null order by id
+$$;

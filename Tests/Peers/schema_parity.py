@@ -189,6 +189,8 @@ step("ORDER BY an enum in SQL", lambda: alice.rpc("moods_in_order", {}).execute(
 step("a function's timestamp constant in another zone", lambda: alice.rpc("moments_at_new_year", {}).execute(), lambda line: rows(line) == 1)
 service.table("ranks").insert([{"id": 1, "n": None}, {"id": 2, "n": 5}, {"id": 3, "n": 7}]).execute()
 service.table("rank_uses").insert({"id": 1, "rank_id": 2}).execute()
+step("RETURNS TABLE names the body's columns by their place", lambda: service.rpc("doubled_ranks", {}).execute(),
+     lambda line: rows(line) == [{"rank_id": 2, "twice": 10}, {"rank_id": 3, "twice": 14}])
 step("ORDER BY puts NULLs last going up", lambda: service.rpc("lowest_rank", {}).execute(), lambda line: rows(line) == 5)
 step("ORDER BY … DESC puts NULLs first", lambda: service.rpc("highest_rank", {}).execute(), lambda line: rows(line) is None)
 step("a view's computed tests are booleans", lambda: service.table("rank_signs").select("*").order("id").execute(),

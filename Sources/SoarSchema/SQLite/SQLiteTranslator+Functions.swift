@@ -46,8 +46,12 @@ extension SQLiteTranslator {
         translator.source = Array(bodyText.utf8)
         translator.arguments = arguments.map(\.name)
         translator.shadowed = Set(Self.relations(in: statements[0].node.nodes("fromClause"), schema).flatMap { $0.relation.columns.map(\.name) })
-        let body: String
+        var body: String
         do { body = try translator.query(statements[0].node) } catch { throw SQLError("in the body of \(name): \(error.message)", at: bodyAt) }
+        if schema.relation(returns) == nil, !columns.isEmpty {
+            // `RETURNS TABLE (…)` names the body's columns by their place, as Postgres matches them.
+            body = "WITH \"soar_rows\"(\(columns.map { quote($0.name) }.joined(separator: ", "))) AS (\(body)) SELECT * FROM \"soar_rows\""
+        }
         let definer = options["security"]?.bool("boolval") ?? false
         guard node.bool("replace") || schema.functions[name] == nil else { throw SQLError("function \(name) already exists", at: at) }
         schema.functions[name] = Function(
