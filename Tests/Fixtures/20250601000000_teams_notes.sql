@@ -149,3 +149,8 @@ create function public.sign_text(x int) returns text language sql immutable as $
 create function public.doubled_ranks() returns table (rank_id int, twice int) language sql stable as $$
   select id, n * 2 from public.ranks where n is not null order by id
 $$;
+-- Date arithmetic: days added or taken, and the days between two dates.
+create function public.shift_date(d date, n int) returns date language sql immutable as $$ select d + n $$;
+create function public.back_date(d date, n int) returns date language sql immutable as $$ select d - n $$;
+create function public.days_between(a date, b date) returns int language sql immutable as $$ select a - b $$;
+create function public.days_since_new_year() returns int language sql stable as $$ select current_date - '2026-01-01'::date - (current_date - date '2026-01-01') $$;

@@ -209,6 +209,11 @@ for name, args, expect in [
     ("as_bool", {"x": "maybe"}, error("22P02")), ("ratio", {"a": -7, "b": 2}, lambda line: rows(line) == -3),
     ("ratio", {"a": 1, "b": 0}, error("22012")),
     ("part", {"x": "hello", "start": -1, "count": 3}, lambda line: rows(line) == "h"), ("part", {"x": "hello", "start": 2, "count": 3}, lambda line: rows(line) == "ell"),
+    ("shift_date", {"d": "2026-02-27", "n": 2}, lambda line: rows(line) == "2026-03-01"),
+    ("shift_date", {"d": "2026-03-01", "n": -1}, lambda line: rows(line) == "2026-02-28"),
+    ("back_date", {"d": "2026-03-01", "n": 1}, lambda line: rows(line) == "2026-02-28"),
+    ("days_between", {"a": "2026-03-01", "b": "2026-02-01"}, lambda line: rows(line) == 28),
+    ("days_since_new_year", {}, lambda line: rows(line) == 0),
     ("sign_text", {"x": 3}, lambda line: rows(line) == "true"), ("sign_text", {"x": -3}, lambda line: rows(line) == "false"),
     ("rest", {"x": "hello", "start": -1}, lambda line: rows(line) == "hello"), ("rest", {"x": "hello", "start": 4}, lambda line: rows(line) == "lo"),
 ]:

@@ -68,10 +68,41 @@ extension ExpressionTranslator {
         }
     }
 
+    /// `date ± days` and `date - date`, as Postgres counts them (a date is text on SQLite, which
+    /// would subtract its year); nil when neither side is a date.
+    func dateArithmetic(_ op: String, _ left: Node, _ right: Node) throws(SQLError) -> String? {
+        let (leftType, rightType) = (knownType(left), knownType(right))
+        switch (leftType, rightType) {
+        case ("date", "date") where op == "-":
+            return "CAST(julianday(\(try expression(left))) - julianday(\(try expression(right))) AS INTEGER)"
+        case ("date", let other) where other != "date":
+            let days = "(" + (try expression(right)) + ")"
+            return "date(\(try expression(left)), printf('%+d days', \(op == "-" ? "-" : "")\(days)))"
+        case (let other, "date") where op == "+" && other != "date":
+            return "date(\(try expression(right)), printf('%+d days', (\(try expression(left)))))"
+        default:
+            return nil
+        }
+    }
+
+    /// The type an expression is known to have: a column of the scope, a cast, `current_date`.
+    private func knownType(_ node: Node) -> String? {
+        switch node.kind {
+        case "ColumnRef": return columnType(node)
+        case "TypeCast": return node.record("typeName", as: "TypeName").map { TypeMapping.postgresName($0.names("names")) }
+        case "SQLValueFunction": return node.string("op") == "SVFOP_CURRENT_DATE" ? "date" : nil
+        default: return nil
+        }
+    }
+
     /// The Postgres type of a column of the scope's table that `node` names, if it is one.
     func columnType(_ node: Node) -> String? {
-        guard node.kind == "ColumnRef", let scope else { return nil }
+        guard node.kind == "ColumnRef" else { return nil }
         let fields = node.nodes("fields").compactMap(\.stringValue)
+        if fields.count == 1, !shadowed.contains(fields[0]), let index = arguments.firstIndex(of: fields[0]), index < argumentTypes.count {
+            return argumentTypes[index]
+        }
+        guard let scope else { return nil }
         switch fields.count {
         case 1 where !arguments.contains(fields[0]) || shadowed.contains(fields[0]): return scope.types[fields[0]]
         case 2 where fields[0] == scope.table || fields[0].uppercased() == "NEW": return scope.types[fields[1]]

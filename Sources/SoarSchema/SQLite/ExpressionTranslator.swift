@@ -11,6 +11,8 @@ struct ExpressionTranslator {
     /// In a function's body: its arguments, bound as `?1`, `?2`… (by name where no column of the
     /// body's relations has that name, as Postgres resolves them).
     var arguments: [String] = []
+    /// Their Postgres types, in the same order.
+    var argumentTypes: [String] = []
     var shadowed: Set<String> = []
     /// The text the tree was parsed from (see ``constant(_:)``).
     var source: [UInt8] = []
@@ -131,6 +133,9 @@ struct ExpressionTranslator {
             if ["=", "<>", "!=", "<", ">", "<=", ">="].contains(op), let leftNode = node.node("lexpr"), let rightNode {
                 let (left, right) = try comparison(op, leftNode, rightNode)
                 return "\(left) \(op == "!=" ? "<>" : op) \(right)"
+            }
+            if op == "+" || op == "-", let leftNode = node.node("lexpr"), let rightNode, let dated = try dateArithmetic(op, leftNode, rightNode) {
+                return dated
             }
             let right = try "(" + expression(try required(rightNode, node)) + ")"
             guard let left else {

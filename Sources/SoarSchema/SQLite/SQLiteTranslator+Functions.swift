@@ -45,6 +45,7 @@ extension SQLiteTranslator {
         var translator = expressions
         translator.source = Array(bodyText.utf8)
         translator.arguments = arguments.map(\.name)
+        translator.argumentTypes = arguments.map(\.type)
         translator.shadowed = Set(Self.relations(in: statements[0].node.nodes("fromClause"), schema).flatMap { $0.relation.columns.map(\.name) })
         var body: String
         do { body = try translator.query(statements[0].node) } catch { throw SQLError("in the body of \(name): \(error.message)", at: bodyAt) }
