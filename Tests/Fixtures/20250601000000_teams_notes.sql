@@ -154,3 +154,13 @@ create function public.shift_date(d date, n int) returns date language sql immut
 create function public.back_date(d date, n int) returns date language sql immutable as $$ select d - n $$;
 create function public.days_between(a date, b date) returns int language sql immutable as $$ select a - b $$;
 create function public.days_since_new_year() returns int language sql stable as $$ select current_date - '2026-01-01'::date - (current_date - date '2026-01-01') $$;
+-- Intervals added to and taken from times.
+create function public.recent_moments() returns bigint language sql stable security definer as $$
+  select count(*) from public.moments where at > '2026-01-02 00:00:00+00'::timestamptz - interval '1 day'
+$$;
+create function public.month_later_is_february() returns boolean language sql immutable as $$
+  select '2026-01-31 10:00:00+00'::timestamptz + interval '1 month' = '2026-02-28 10:00:00+00'::timestamptz
+$$;
+create function public.an_hour_ago_is_before_now() returns boolean language sql stable as $$
+  select now() - interval '1 hour 30 minutes' < now() and interval '2 days' + now() > now()
+$$;

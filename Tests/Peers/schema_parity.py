@@ -214,6 +214,8 @@ for name, args, expect in [
     ("back_date", {"d": "2026-03-01", "n": 1}, lambda line: rows(line) == "2026-02-28"),
     ("days_between", {"a": "2026-03-01", "b": "2026-02-01"}, lambda line: rows(line) == 28),
     ("days_since_new_year", {}, lambda line: rows(line) == 0),
+    ("recent_moments", {}, lambda line: rows(line) == 2), ("month_later_is_february", {}, lambda line: rows(line) is True),
+    ("an_hour_ago_is_before_now", {}, lambda line: rows(line) is True),
     ("sign_text", {"x": 3}, lambda line: rows(line) == "true"), ("sign_text", {"x": -3}, lambda line: rows(line) == "false"),
     ("rest", {"x": "hello", "start": -1}, lambda line: rows(line) == "hello"), ("rest", {"x": "hello", "start": 4}, lambda line: rows(line) == "lo"),
 ]:

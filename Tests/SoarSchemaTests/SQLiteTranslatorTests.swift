@@ -62,6 +62,17 @@ struct SQLiteTranslatorTests {
         #expect(throws: SQLError.self) { try translate("create type e as enum ('a'); create table p (v e check (v > 'b'));") }
     }
 
+    @Test func intervalsAreAmountsAndUnits() throws {
+        #expect(ExpressionTranslator.intervalParts("1 day")! == (86_400, 0))
+        #expect(ExpressionTranslator.intervalParts("@ 1 year 2 mons -3 hours")! == (-10_800, 14))
+        #expect(ExpressionTranslator.intervalParts("1 week 01:30")! == (604_800 + 5_400, 0))
+        #expect(ExpressionTranslator.intervalParts("1.5 hours")! == (5_400, 0))
+        for refused in ["", "soon", "1", "1 fortnight", "1.5 months", "P1D"] { #expect(ExpressionTranslator.intervalParts(refused) == nil, "\(refused)") }
+        let (_, steps) = try translate("create table t (at timestamptz check (at > now() - interval '7 days'));")
+        #expect(steps[0].sql.contains("soar_shift(now(), -604800.0, 0)"), "\(steps[0].sql)")
+        #expect(throws: SQLError.self) { try translate("create table u (at timestamptz check (at > now() - interval 'P1D'));") }
+    }
+
     @Test func aSyntaxErrorNamesItsLineAndColumn() {
         let sql = "create table t (id int);\ncreate tabel u (id int);"
         let error = #expect(throws: SQLError.self) { try SQLParser.parse(sql) }

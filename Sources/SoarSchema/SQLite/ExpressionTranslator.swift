@@ -126,6 +126,11 @@ struct ExpressionTranslator {
 
     private func operation(_ node: Node) throws(SQLError) -> String {
         let op = node.names("name").last ?? ""
+        // Times and dates first: an interval is no value of its own on SQLite.
+        if op == "+" || op == "-", node.string("kind") ?? "AEXPR_OP" == "AEXPR_OP", let leftNode = node.node("lexpr"), let rightNode = node.node("rexpr") {
+            if let shifted = try intervalArithmetic(op, leftNode, rightNode) { return shifted }
+            if let dated = try dateArithmetic(op, leftNode, rightNode) { return dated }
+        }
         let left = try node.node("lexpr").map { (left: Node) throws(SQLError) -> String in "(" + (try expression(left)) + ")" }
         let rightNode = node.node("rexpr")
         switch node.string("kind") ?? "AEXPR_OP" {
@@ -133,9 +138,6 @@ struct ExpressionTranslator {
             if ["=", "<>", "!=", "<", ">", "<=", ">="].contains(op), let leftNode = node.node("lexpr"), let rightNode {
                 let (left, right) = try comparison(op, leftNode, rightNode)
                 return "\(left) \(op == "!=" ? "<>" : op) \(right)"
-            }
-            if op == "+" || op == "-", let leftNode = node.node("lexpr"), let rightNode, let dated = try dateArithmetic(op, leftNode, rightNode) {
-                return dated
             }
             let right = try "(" + expression(try required(rightNode, node)) + ")"
             guard let left else {

@@ -51,6 +51,7 @@ enum SQLiteFunctions {
         sqlite3_create_function_v2(handle, "soar_value", 2, deterministic, pointer, storedValue, nil, nil, nil)
         sqlite3_create_function_v2(handle, "soar_divisor", 1, deterministic, pointer, divisor, nil, nil, nil)
         sqlite3_create_function_v2(handle, "soar_ago", 1, SQLITE_UTF8, pointer, ago, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "soar_shift", 3, deterministic, pointer, shift, nil, nil, nil)
         // Storage's name functions; arrays are JSON arrays on SQLite.
         sqlite3_create_function_v2(handle, "storage_foldername", 1, deterministic, pointer, folderName, nil, nil, nil)
         sqlite3_create_function_v2(handle, "storage_filename", 1, deterministic, pointer, fileName, nil, nil, nil)
@@ -219,6 +220,22 @@ private func ago(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutable
     let seconds = values.map { sqlite3_value_double($0[0]) } ?? 0
     let time = context(call).time.flatMap(Timestamp.parse) ?? Date()
     result(call, Timestamp.postgres(time.addingTimeInterval(-seconds)))
+}
+
+/// `soar_shift(time, seconds, months)`: `time ± interval` (see the translator's intervals): the
+/// calendar months first, clamped to the month's last day as Postgres does, then the seconds.
+private func shift(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let values, let text = textArgument(values, 0) else { return sqlite3_result_null(call) }
+    guard var date = Timestamp.parse(text) else {
+        return failed(call, StoreError(code: "22007", message: "invalid input syntax for type timestamp with time zone: \"\(text)\""))
+    }
+    let months = Int(sqlite3_value_int64(values[2]))
+    if months != 0 {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        date = calendar.date(byAdding: .month, value: months, to: date) ?? date
+    }
+    result(call, Timestamp.postgres(date.addingTimeInterval(sqlite3_value_double(values[1]))))
 }
 
 private func textArgument(_ values: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> String? {
