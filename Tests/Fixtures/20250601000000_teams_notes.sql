@@ -164,3 +164,10 @@ $$;
 create function public.an_hour_ago_is_before_now() returns boolean language sql stable as $$
   select now() - interval '1 hour 30 minutes' < now() and interval '2 days' + now() > now()
 $$;
+create function public.third() returns float8 language sql immutable as $$ select 1 / 3::float8 $$;
+create function public.moments_a_day_on() returns bigint language sql stable security definer as $$
+  select count(*) from public.moments where at + interval '1 day' > '2026-01-02'
+$$;
+create function public.middling_moments() returns bigint language sql stable security definer as $$
+  select count(*) from public.moments where mood between 'ok' and 'happy'
+$$;

@@ -20,8 +20,8 @@ extension ExpressionTranslator {
     /// Both sides of a comparison, a constant typed by a column on the other side; an enum's
     /// ordering compares its labels' ranks.
     func comparison(_ op: String, _ left: Node, _ right: Node) throws(SQLError) -> (String, String) {
-        let leftType = columnType(left)
-        let rightType = columnType(right)
+        let leftType = knownType(left)
+        let rightType = knownType(right)
         var leftText = try typed(left, as: rightType)
         var rightText = try typed(right, as: leftType)
         if ["<", ">", "<=", ">="].contains(op), let type = leftType ?? rightType, let labels = schema.enums[type] {
@@ -38,28 +38,35 @@ extension ExpressionTranslator {
         return try expression(node)
     }
 
-    /// A string constant as a column of `type` stores it (nil when stored as written); an error,
-    /// as Postgres's, when it is not a value of that type.
+    /// A string constant as a column of `type` stores it; nil to leave it as written, where it is
+    /// no form Soar reads (Postgres reads more: 'now', 'infinity', zone names). Only an enum's
+    /// label is refused, as Postgres refuses it: the type's labels are all known.
     func storedConstant(_ text: String, as type: String, _ node: Node) throws(SQLError) -> String? {
-        func invalid(_ name: String) -> SQLError { SQLError("invalid input syntax for type \(name): \"\(text)\"", at: node.location ?? 0) }
+        let trimmed = text.trimmingSpaces
         switch type {
         case "timestamptz", "timestamp":
-            guard let date = Timestamp.parse(text.trimmingSpaces) else {
-                throw invalid(type == "timestamp" ? "timestamp" : "timestamp with time zone")
-            }
-            return literal(Timestamp.postgres(date))
+            return Timestamp.parse(trimmed).map { literal(Timestamp.postgres($0)) }
         case "date":
-            guard let date = Timestamp.parse(text.trimmingSpaces) else { throw invalid("date") }
-            return literal(String(Timestamp.postgres(date).prefix(10)))
+            return Timestamp.parse(trimmed).map { literal(String(Timestamp.postgres($0).prefix(10))) }
         case "bool":
-            switch text.trimmingSpaces.lowercased() {
+            switch trimmed.lowercased() {
             case "true", "t", "yes", "y", "on", "1": return "1"
             case "false", "f", "no", "n", "off", "0": return "0"
-            default: throw invalid("boolean")
+            default: return nil
             }
         case "uuid":
-            guard let uuid = RandomUUID.parse(text) else { throw invalid("uuid") }
-            return literal(RandomUUID.text(uuid))
+            // Braces and dashes anywhere, as Postgres takes them; written as it stores uuids.
+            let digits = trimmed.lowercased().filter { $0 != "-" && $0 != "{" && $0 != "}" }
+            guard digits.count == 32, digits.allSatisfy(\.isHexDigit) else { return nil }
+            let parts = [8, 4, 4, 4, 12].reduce(into: (parts: [String](), rest: Substring(digits))) { state, length in
+                state.parts.append(String(state.rest.prefix(length)))
+                state.rest = state.rest.dropFirst(length)
+            }.parts
+            return literal(parts.joined(separator: "-"))
+        case "int2", "int4", "int8": return Int64(trimmed).map(String.init)
+        case "numeric", "float4", "float8":
+            guard trimmed.allSatisfy({ "0123456789+-.eE".contains($0) }), Double(trimmed)?.isFinite == true else { return nil }
+            return trimmed
         default:
             if let labels = schema.enums[type], !labels.contains(text) {
                 throw SQLError("invalid input value for enum \(type): \"\(text)\"", at: node.location ?? 0)
@@ -85,12 +92,26 @@ extension ExpressionTranslator {
         }
     }
 
-    /// The type an expression is known to have: a column of the scope, a cast, `current_date`.
-    private func knownType(_ node: Node) -> String? {
+    /// The type an expression is known to have: a column of the scope or an argument, a cast,
+    /// `current_date` and `now()`, a time plus or minus an interval.
+    func knownType(_ node: Node) -> String? {
         switch node.kind {
         case "ColumnRef": return columnType(node)
         case "TypeCast": return node.record("typeName", as: "TypeName").map { TypeMapping.postgresName($0.names("names")) }
-        case "SQLValueFunction": return node.string("op") == "SVFOP_CURRENT_DATE" ? "date" : nil
+        case "SQLValueFunction":
+            switch node.string("op") {
+            case "SVFOP_CURRENT_DATE": return "date"
+            case "SVFOP_CURRENT_TIMESTAMP": return "timestamptz"
+            default: return nil
+            }
+        case "FuncCall": return node.names("funcname").last == "now" ? "timestamptz" : nil
+        case "A_Expr":
+            let op = node.names("name").last ?? ""
+            guard op == "+" || op == "-", let left = node.node("lexpr"), let right = node.node("rexpr") else { return nil }
+            let (leftType, rightType) = (knownType(left), knownType(right))
+            if rightType == "interval" { return leftType }
+            if leftType == "interval" && op == "+" { return rightType }
+            return nil
         default: return nil
         }
     }

@@ -167,7 +167,7 @@ struct ExpressionTranslator {
             default: throw unsupported("operator \(op)", node)
             }
         case "AEXPR_IN":
-            let type = node.node("lexpr").flatMap(columnType)
+            let type = node.node("lexpr").flatMap(knownType)
             let list = try required(rightNode, node).nodes("items").map { (item: Node) throws(SQLError) -> String in try typed(item, as: type) }
                 .joined(separator: ", ")
             return "\(left ?? "NULL") \(op == "<>" ? "NOT IN" : "IN") (\(list))"
@@ -181,7 +181,12 @@ struct ExpressionTranslator {
             let bounds = try required(rightNode, node).nodes("items")
             guard bounds.count == 2 else { throw unsupported("BETWEEN", node) }
             let not = node.string("kind") == "AEXPR_NOT_BETWEEN" ? "NOT " : ""
-            let type = node.node("lexpr").flatMap(columnType)
+            let type = node.node("lexpr").flatMap(knownType)
+            if let type, let labels = schema.enums[type], let leftNode = node.node("lexpr") {
+                // An enum's bounds by its labels' order.
+                let ranks = try [leftNode, bounds[0], bounds[1]].map { (item: Node) throws(SQLError) -> String in try rank(item, try expression(item), labels) }
+                return "(\(ranks[0])) \(not)BETWEEN (\(ranks[1])) AND (\(ranks[2]))"
+            }
             return "\(left ?? "NULL") \(not)BETWEEN (\(try typed(bounds[0], as: type))) AND (\(try typed(bounds[1], as: type)))"
         case "AEXPR_DISTINCT":
             return "\(left ?? "NULL") IS NOT (\(try expression(try required(rightNode, node))))"
@@ -292,8 +297,10 @@ struct ExpressionTranslator {
             }
             return "CAST(\(arg) AS TEXT)"
         // Through the store's own conversion, with Postgres's errors ('abc'::int is 22P02, not 0).
-        case "int2", "int4", "int8", "float4", "float8", "numeric", "bool", "uuid", "timestamptz", "timestamp":
+        case "int2", "int4", "int8", "bool", "uuid", "timestamptz", "timestamp":
             return "soar_value('\(name)', \(arg))"
+        // A number, checked as the store checks one, and real: 1 / 3::float8 is no integer division.
+        case "float4", "float8", "numeric": return "CAST(soar_value('\(name)', \(arg)) AS REAL)"
         case "date": return "substr(\(arg), 1, 10)"
         case "jsonb", "json": return arg
         case let other: throw unsupported("a cast to \(other)", node)
@@ -441,6 +448,6 @@ struct ExpressionTranslator {
     private static let constructs = [
         "AEXPR_SIMILAR": "SIMILAR TO", "AEXPR_BETWEEN_SYM": "BETWEEN SYMMETRIC", "AEXPR_NOT_BETWEEN_SYM": "NOT BETWEEN SYMMETRIC",
         "A_ArrayExpr": "ARRAY[…]", "SelectStmt": "this query (a UNION, INTERSECT or EXCEPT inside another query)",
-        "a cast to interval": "an interval (interval '1 day')", "RowExpr": "a row constructor (ROW(…))",
+        "a cast to interval": "an interval other than a constant added to or taken from a time", "RowExpr": "a row constructor (ROW(…))",
     ]
 }
