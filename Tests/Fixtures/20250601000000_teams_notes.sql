@@ -171,3 +171,5 @@ $$;
 create function public.middling_moments() returns bigint language sql stable security definer as $$
   select count(*) from public.moments where mood between 'ok' and 'happy'
 $$;
+-- An argument named as a column: the column is meant, as in Postgres, and the argument unused.
+create function public.ranks_below(n int) returns bigint language sql stable as $$ select count(*) from public.ranks where n < 6 $$;

@@ -217,7 +217,7 @@ for name, args, expect in [
     ("recent_moments", {}, lambda line: rows(line) == 2), ("month_later_is_february", {}, lambda line: rows(line) is True),
     ("an_hour_ago_is_before_now", {}, lambda line: rows(line) is True),
     ("third", {}, lambda line: abs(rows(line) - 1 / 3) < 1e-12), ("moments_a_day_on", {}, lambda line: rows(line) == 2),
-    ("middling_moments", {}, lambda line: rows(line) == 3),
+    ("middling_moments", {}, lambda line: rows(line) == 3), ("ranks_below", {"n": 100}, lambda line: rows(line) == 1),
     ("sign_text", {"x": 3}, lambda line: rows(line) == "true"), ("sign_text", {"x": -3}, lambda line: rows(line) == "false"),
     ("rest", {"x": "hello", "start": -1}, lambda line: rows(line) == "hello"), ("rest", {"x": "hello", "start": 4}, lambda line: rows(line) == "lo"),
 ]:

@@ -29,7 +29,10 @@ final class SQLiteStatement {
     /// Binds `values` to $1 (or ?1), $2, ….
     func bind(_ values: [SQLValue]) throws(StoreError) {
         guard let positions else {
-            for (offset, value) in values.enumerated() { try bind(value, at: offset) }
+            // A function's body may leave an argument unused (or mean a column of the same name):
+            // its value has no slot, as Postgres lets a function leave an argument unused.
+            let slots = Int(sqlite3_bind_parameter_count(raw))
+            for (offset, value) in values.enumerated() where offset < slots { try bind(value, at: offset) }
             return
         }
         for (slot, position) in positions.enumerated() where position < values.count { try bind(values[position], at: slot) }
