@@ -1,5 +1,21 @@
 /// Postgres's types as the data API and SQLite handle them.
 public enum TypeMapping {
+    /// A boolean's text as Postgres reads it (`t`, `yes`, `on`…, any case); nil for other text.
+    public static func boolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "t", "yes", "y", "on", "1": true
+        case "false", "f", "no", "n", "off", "0": false
+        default: nil
+        }
+    }
+
+    /// An enum's value in its type's order: `CASE value WHEN 'label' THEN 0 … END` (SQLite keeps
+    /// the label's text, which would order and compare as text).
+    public static func enumRank(_ value: String, labels: [String]) -> String {
+        "CASE \(value) " + labels.enumerated().map { "WHEN '\($1.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''"))' THEN \($0)" }
+            .joined(separator: " ") + " END"
+    }
+
     /// The types a migration may use on SQLite (and their kin serial, bigserial, varchar…).
     public static let supported: Set<String> = [
         "uuid", "text", "varchar", "bpchar", "citext", "bool", "int2", "int4", "int8", "numeric", "float4", "float8",

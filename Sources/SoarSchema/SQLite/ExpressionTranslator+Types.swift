@@ -49,20 +49,13 @@ extension ExpressionTranslator {
         case "date":
             return Timestamp.parse(trimmed).map { literal(String(Timestamp.postgres($0).prefix(10))) }
         case "bool":
-            switch trimmed.lowercased() {
-            case "true", "t", "yes", "y", "on", "1": return "1"
-            case "false", "f", "no", "n", "off", "0": return "0"
-            default: return nil
-            }
+            return TypeMapping.boolean(trimmed).map { $0 ? "1" : "0" }
         case "uuid":
-            // Braces and dashes anywhere, as Postgres takes them; written as it stores uuids.
-            let digits = trimmed.lowercased().filter { $0 != "-" && $0 != "{" && $0 != "}" }
-            guard digits.count == 32, digits.allSatisfy(\.isHexDigit) else { return nil }
-            let parts = [8, 4, 4, 4, 12].reduce(into: (parts: [String](), rest: Substring(digits))) { state, length in
-                state.parts.append(String(state.rest.prefix(length)))
-                state.rest = state.rest.dropFirst(length)
-            }.parts
-            return literal(parts.joined(separator: "-"))
+            // Braces and dashes anywhere, as Postgres takes them; written as uuids are stored.
+            var digits = Array(trimmed.lowercased().filter { $0 != "-" && $0 != "{" && $0 != "}" })
+            guard digits.count == 32 else { return nil }
+            for place in [20, 16, 12, 8] { digits.insert("-", at: place) }
+            return RandomUUID.parse(String(digits)).map { literal(RandomUUID.text($0)) }
         case "int2", "int4", "int8": return Int64(trimmed).map(String.init)
         case "numeric", "float4", "float8":
             guard trimmed.allSatisfy({ "0123456789+-.eE".contains($0) }), Double(trimmed)?.isFinite == true else { return nil }
@@ -142,6 +135,6 @@ extension ExpressionTranslator {
             guard let index = labels.firstIndex(of: label) else { throw SQLError("invalid input value for enum: \"\(label)\"", at: node.location ?? 0) }
             return String(index)
         }
-        return "CASE \(text) " + labels.enumerated().map { "WHEN \(literal($1)) THEN \($0)" }.joined(separator: " ") + " END"
+        return TypeMapping.enumRank(text, labels: labels)
     }
 }

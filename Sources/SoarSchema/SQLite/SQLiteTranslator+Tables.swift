@@ -97,9 +97,9 @@ extension SQLiteTranslator {
         if let labels = schema.enums[type] {
             tail.append("CHECK (\(quote(name)) IN (\(labels.map(expressions.literal).joined(separator: ", "))))")
         }
-        // varchar(n): longer text is refused (22001, see ``lengthConstraint``), as on Postgres.
+        // varchar(n): longer text is refused with Postgres's 22001 (by the store's soar_fits).
         if type == "varchar", let limit = typeNode.nodes("typmods").first?.record("ival", as: "Integer")?.int("ival") {
-            tail.append("CONSTRAINT \(quote(Self.lengthConstraint + "\(limit)_" + name)) CHECK (length(\(quote(name))) <= \(limit))")
+            tail.append("CHECK (soar_fits(\(quote(name)), \(limit)))")
         }
         return (attribute, (parts + tail).joined(separator: " "), primary)
     }

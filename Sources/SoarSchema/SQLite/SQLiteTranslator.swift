@@ -6,10 +6,6 @@ import SoarCore
 /// The supported subset of Postgres DDL is translated statement by statement; policies and grants
 /// go into the ``Schema`` (SQLite has neither), as expressions SQLite evaluates for each request.
 public struct SQLiteTranslator {
-    /// The name's start of the CHECK a `varchar(n)` column gets (then `n_column`): the store
-    /// answers its failure as Postgres's 22001, not as a check violation.
-    public static let lengthConstraint = "soar_length_"
-
     /// SQL for SQLite to run, or only to prepare (a policy's expressions: checks names exist).
     public struct Step: Sendable, Equatable {
         public let sql: String

@@ -206,10 +206,12 @@ struct DataSQL {
                 return dialect == .postgres ? "\(text) ILIKE \(bind(value)) ESCAPE '\\'" : "lower(\(text)) LIKE lower(\(bind(value))) ESCAPE '\\'"
             case (_, .value(let value)):
                 let symbol = [RowQuery.Operator.eq: "=", .neq: "<>", .gt: ">", .gte: ">=", .lt: "<", .lte: "<="][op] ?? "="
-                if [.gt, .gte, .lt, .lte].contains(op), let rank = enumRank(column), case .text(let label) = value,
-                    let place = table.column(column)?.labels.firstIndex(of: label)
-                {
-                    return "\(rank) \(symbol) \(place)"
+                switch op {
+                case .gt, .gte, .lt, .lte:
+                    if let rank = enumRank(column), case .text(let label) = value, let place = table.column(column)?.labels.firstIndex(of: label) {
+                        return "\(rank) \(symbol) \(place)"
+                    }
+                default: break
                 }
                 return "\(name) \(symbol) \(bind(value))"
             default: return "false"
@@ -231,8 +233,7 @@ struct DataSQL {
     /// enums so; SQLite keeps the label's text); nil for any other column, and on Postgres.
     func enumRank(_ column: String) -> String? {
         guard dialect == .sqlite, let labels = table.column(column)?.labels, !labels.isEmpty else { return nil }
-        let cases = labels.enumerated().map { "WHEN '\($1.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''"))' THEN \($0)" }
-        return "CASE \(Self.quote(column)) " + cases.joined(separator: " ") + " END"
+        return TypeMapping.enumRank(Self.quote(column), labels: labels)
     }
 
     /// SQLite takes OFFSET only after a LIMIT (-1: none); Postgres takes either alone.

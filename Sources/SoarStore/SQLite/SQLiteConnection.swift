@@ -1,7 +1,5 @@
 import CSQLite
 import Foundation
-import SoarCore
-import SoarSchema
 
 /// One SQLite connection: the only type that calls SQLite's C API (with ``SQLiteStatement``).
 ///
@@ -177,17 +175,9 @@ final class SQLiteConnection: @unchecked Sendable {
         case Constraint.check, Constraint.trigger:
             // "CHECK constraint failed: todos_title_check" (or raised so by an added constraint's trigger).
             let name = message.components(separatedBy: "CHECK constraint failed: ").last ?? message
-            if name.hasPrefix(SQLiteTranslator.lengthConstraint), let limit = name.dropFirst(SQLiteTranslator.lengthConstraint.count).split(separator: "_").first {
-                return StoreError(code: "22001", message: "value too long for type character varying(\(limit))")
-            }
             return StoreError(code: "23514", message: "new row violates check constraint \"\(name)\"")
         default:
-            // A Soar function's own error carries its SQLSTATE: `[22012] division by zero`.
-            if message.hasPrefix("["), let close = message.firstIndex(of: "]"), message.distance(from: message.startIndex, to: close) == 6 {
-                let code = String(message[message.index(after: message.startIndex)..<close])
-                return StoreError(code: code, message: message[message.index(after: close)...].trimmingSpaces)
-            }
-            return .unavailable("database error: \(message)")
+            return StoreError(functionMessage: message) ?? .unavailable("database error: \(message)")
         }
     }
 }

@@ -52,6 +52,7 @@ enum SQLiteFunctions {
         sqlite3_create_function_v2(handle, "soar_divisor", 1, deterministic, pointer, divisor, nil, nil, nil)
         sqlite3_create_function_v2(handle, "soar_ago", 1, SQLITE_UTF8, pointer, ago, nil, nil, nil)
         sqlite3_create_function_v2(handle, "soar_shift", 3, deterministic, pointer, shift, nil, nil, nil)
+        sqlite3_create_function_v2(handle, "soar_fits", 2, deterministic, pointer, fits, nil, nil, nil)
         // Storage's name functions; arrays are JSON arrays on SQLite.
         sqlite3_create_function_v2(handle, "storage_foldername", 1, deterministic, pointer, folderName, nil, nil, nil)
         sqlite3_create_function_v2(handle, "storage_filename", 1, deterministic, pointer, fileName, nil, nil, nil)
@@ -201,7 +202,29 @@ private func stored(_ call: OpaquePointer?, _ column: Column, text: String) {
 
 /// Fails the statement with `error`'s SQLSTATE, which ``SQLiteConnection/error(_:_:)`` reads back.
 private func failed(_ call: OpaquePointer?, _ error: StoreError) {
-    sqlite3_result_error(call, "[\(error.code)] \(error.message)", -1)
+    sqlite3_result_error(call, error.functionMessage, -1)
+}
+
+extension StoreError {
+    /// A Soar SQL function's error as SQLite carries it: `[22012] division by zero`.
+    var functionMessage: String { "[\(code)] \(message)" }
+
+    /// The error a ``functionMessage`` carries; nil for any other message.
+    init?(functionMessage text: String) {
+        guard text.hasPrefix("["), let close = text.firstIndex(of: "]"), text.distance(from: text.startIndex, to: close) == 6 else { return nil }
+        self.init(code: String(text[text.index(after: text.startIndex)..<close]), message: text[text.index(after: close)...].trimmingSpaces)
+    }
+}
+
+/// `soar_fits(text, n)`: 1 when a `varchar(n)` column's value has at most `n` characters (or is
+/// NULL), else Postgres's 22001.
+private func fits(_ call: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let values, let text = textArgument(values, 0) else { return sqlite3_result_int(call, 1) }
+    let limit = sqlite3_value_int64(values[1])
+    guard text.unicodeScalars.count <= limit else {
+        return failed(call, StoreError(code: "22001", message: "value too long for type character varying(\(limit))"))
+    }
+    sqlite3_result_int(call, 1)
 }
 
 /// `a / soar_divisor(b)`: `b`, or Postgres's error when it is zero (SQLite's own answer is NULL).

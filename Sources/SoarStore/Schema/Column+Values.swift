@@ -1,5 +1,6 @@
 import Foundation
 import SoarCore
+import SoarSchema
 
 extension Column {
     /// A JSON value from a request body as this column stores it.
@@ -89,11 +90,8 @@ extension Column {
             guard let value = Double(trimmed), value.isFinite || kind == .double else { throw .invalidText(kind == .numeric ? "numeric" : "double precision", text) }
             return .real(value)
         case .boolean:
-            switch text.lowercased() {
-            case "true", "t", "yes", "y", "on", "1": return .integer(1)
-            case "false", "f", "no", "n", "off", "0": return .integer(0)
-            default: throw .invalidText("boolean", text)
-            }
+            guard let value = TypeMapping.boolean(text) else { throw .invalidText("boolean", text) }
+            return .integer(value ? 1 : 0)
         case .timestamptz, .timestamp:
             guard let date = Timestamp.parse(text) else { throw .invalidText(kind == .timestamp ? "timestamp" : "timestamp with time zone", text) }
             return .text(Timestamp.postgres(date))
