@@ -4,6 +4,7 @@ Same file settings as soar serve (WAL, its synchronous setting, foreign keys, th
 table's checks call), one transaction per upsert, the same statement text.
 Usage: sqlite_direct.py DB USER_ID SECONDS [full|normal]
 """
+import datetime
 import os
 import re
 import sqlite3
@@ -14,6 +15,17 @@ path, user, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
 synchronous = sys.argv[4] if len(sys.argv) > 4 else "full"
 db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
 db.create_function("regexp", 2, lambda pattern, text: None if pattern is None or text is None else int(re.search(pattern, text) is not None), deterministic=True)
+
+
+def stored(moment):
+    """A time in the form soar stores it."""
+    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+
+
+# The one-owner trigger's functions (SQLite prepares a trigger's whole body, run or not).
+db.create_function("now", 0, lambda: stored(datetime.datetime.now(datetime.timezone.utc)))
+db.create_function("soar_ago", 1, lambda seconds: stored(datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds)))
+db.create_function("auth_uid", 0, lambda: None)
 db.execute("PRAGMA journal_mode = WAL")
 db.execute(f"PRAGMA synchronous = {synchronous.upper()}")
 db.execute("PRAGMA foreign_keys = ON")

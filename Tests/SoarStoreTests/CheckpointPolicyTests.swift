@@ -12,10 +12,13 @@ import Testing
         #expect(policy.committed(pages: 1_999, copied: 0).action == .whenQuiet)
     }
 
-    @Test mutating func underTheLimitTheQueueCopiesOnceTwoThousandPagesWait() {
-        #expect(policy.committed(pages: 2_000, copied: 0).action == .now)
-        #expect(policy.committed(pages: 3_500, copied: 1_900).action == .whenQuiet, "1,600 behind")
-        #expect(policy.committed(pages: 4_000, copied: 1_990).action == .now, "2,010 behind")
+    @Test mutating func underTheLimitTheQueueFlushesTheWALEveryTwoThousandPagesAndCopiesNothing() {
+        #expect(policy.committed(pages: 2_000, copied: 0).action == .flushWAL)
+        #expect(policy.committed(pages: 3_999, copied: 0).action == .whenQuiet, "1,999 pages since the flush")
+        #expect(policy.committed(pages: 4_000, copied: 0).action == .flushWAL)
+        // A quiet checkpoint copied it all and the WAL started over: its pages count from zero.
+        #expect(policy.committed(pages: 100, copied: 4_000) == (.none, true))
+        #expect(policy.committed(pages: 2_100, copied: 0).action == .flushWAL)
     }
 
     @Test mutating func pastTheLimitTheQueueCopiesAndTheWriterCopiesTheLastFewPages() {

@@ -129,13 +129,37 @@ import Testing
         #expect(eventually(within: .seconds(30)) { checkpointer.flushCount > 0 }, "copies past the limit flush the file")
     }
 
-    /// Under the limit, with the writer never quiet, 2,000 waiting pages start a copy that leaves
-    /// the file's pages unflushed, for one flush later.
-    @Test func copiesUnderTheLimitLeaveTheFlushForLater() throws {
+    /// Under the limit, with the writer never quiet, the queue flushes the WAL every 2,000 pages and
+    /// copies nothing into the file (later commits would change the same pages again).
+    @Test func underTheLimitTheQueueFlushesTheWALAndCopiesNothing() throws {
         let checkpointer = try Checkpointer(path: path, quiet: .seconds(3600), limit: 1_000_000)
-        try walIsCopied(by: checkpointer, megabytes: 18)
+        let writer = try SQLiteConnection(path: path, readOnly: false)
+        writer.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
+        try writer.execute("CREATE TABLE pad (body TEXT)")
+        let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
+        let before = size()
+        let big = String(repeating: "x", count: 100_000)
+        for _ in 0..<180 { try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(big)]) }  // 18 MB
         checkpointer.waitForQueue()
-        #expect(checkpointer.flushCount == 0)
+        #expect(checkpointer.walFlushCount >= 1 && checkpointer.failed == nil, "\(String(describing: checkpointer.failed))")
+        #expect(checkpointer.flushCount == 0 && size() == before, "nothing copied into the file")
+    }
+
+    /// A WAL flush the disk fails stops the checkpoints too.
+    @Test func aFailedWALFlushStopsTheCheckpoints() throws {
+        let checkpointer = try Checkpointer(path: path, quiet: .milliseconds(50), limit: 1_000_000, flushWAL: { _ throws(StoreError) in
+            throw .unavailable("EIO")
+        })
+        let writer = try SQLiteConnection(path: path, readOnly: false)
+        writer.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
+        try writer.execute("CREATE TABLE pad (body TEXT)")
+        let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
+        let before = size()
+        let big = String(repeating: "x", count: 100_000)
+        for _ in 0..<90 { try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(big)]) }  // 9 MB
+        #expect(eventually(within: .seconds(30)) { checkpointer.failed?.contains("EIO") == true })
+        checkpointer.waitForQueue()
+        #expect(size() == before, "no quiet checkpoint after the failure")
     }
 
     /// A flush the disk fails stops the checkpoints for good, so that no later one (whose fsync

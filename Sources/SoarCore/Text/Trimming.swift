@@ -3,18 +3,18 @@ extension StringProtocol {
     /// request, where Foundation's `trimmingCharacters(in:)` costs a bridged string copy.
     @inlinable
     public var trimmingSpaces: String {
-        let bytes = utf8
-        var start = bytes.startIndex
-        while start < bytes.endIndex, bytes[start] == 32 || bytes[start] == 9 { start = bytes.index(after: start) }
-        // One pass: the end is just after the last byte that is neither a space nor a tab.
-        var end = start
-        var index = start
-        while index < bytes.endIndex {
-            let next = bytes.index(after: index)
-            if bytes[index] != 32 && bytes[index] != 9 { end = next }
-            index = next
-        }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+        // On the bytes in place: a bearer token is hundreds of them, and walking a substring's
+        // indexes costs more than the token's check.
+        utf8.withContiguousStorageIfAvailable(Self.trimmingSpaces) ?? Array(utf8).withUnsafeBufferPointer(Self.trimmingSpaces)
+    }
+
+    @inlinable
+    static func trimmingSpaces(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var start = 0
+        var end = bytes.count
+        while start < end, bytes[start] == 32 || bytes[start] == 9 { start += 1 }
+        while end > start, bytes[end - 1] == 32 || bytes[end - 1] == 9 { end -= 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
     /// Whether the text is `lowercase` in any ASCII case (a header name): no lowercased copy.

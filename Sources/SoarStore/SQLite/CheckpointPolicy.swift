@@ -1,8 +1,10 @@
 /// When the WAL is copied back into the database file, and by whom: the writer's side of the
 /// ``Checkpointer``, a state machine with no I/O.
 ///
-/// Under `limit` pages, a checkpoint waits for the writer to go quiet, unless `eager` pages wait to
-/// be copied. Past it, the checkpointer's queue copies while writes go on. SQLite starts the WAL
+/// Under `limit` pages, a checkpoint waits for the writer to go quiet, and the queue flushes the WAL
+/// each time `eager` more pages are written to it, so that the checkpoint past the limit finds
+/// little of it left to flush, without copying pages into the file that later commits change again.
+/// Past it, the checkpointer's queue copies while writes go on. SQLite starts the WAL
 /// over only at a write transaction that begins with all of it copied, which a writer that never
 /// pauses never finds, since it commits more while the queue copies: so once at most `catchUp`
 /// pages are left, the writer copies them itself right after its commit. It also does when the WAL
@@ -15,19 +17,22 @@ struct CheckpointPolicy {
     /// Pages the writer expects to copy itself: about 1 MB. Its two fsyncs (the WAL, then the file)
     /// take most of the time: 8-33 ms measured under the upsert benchmark, writes waiting meanwhile.
     static let catchUp = 256
-    /// Pages waiting to be copied at which the queue copies without waiting for quiet: about 8 MB.
-    /// Each of its checkpoints starts with an fsync of the WAL (SQLite's); with the former
-    /// 20,000-page limit, the first one past it flushed 80 MB at once, and commits took 20-50 ms
-    /// meanwhile. These early copies leave the file's pages to be flushed past the limit, all at
-    /// once, so what they flush is the WAL: in smaller pieces, the disk's work stalls the VM less
-    /// (wrk's p99 under steady upserts 16.8-21.6 ms with 2,000 against 21.7-27.0 ms with 4,000,
-    /// five alternated pairs; 1,000 was no better than 2,000).
+    /// New WAL pages at which the queue flushes the WAL, under the limit: about 8 MB. Left to a
+    /// checkpoint's own fsync, with the former 20,000-page limit, the first one past it flushed 80 MB
+    /// at once, and commits took 20-50 ms meanwhile; in smaller pieces, the disk's work stalls the
+    /// VM less (wrk's p99 under steady upserts 16.8-21.6 ms with 2,000 against 21.7-27.0 ms with
+    /// 4,000, five alternated pairs; 1,000 was no better than 2,000). These pieces used to come with
+    /// a copy of the pages into the file (SQLite's checkpoints fsync the WAL first): under random
+    /// inserts, most of a copy's pages were copied again by the next ones, and the copies took 7-9%
+    /// of the server's CPU; see docs/benchmarks.md.
     static let eager = 2_000
 
     enum Action: Equatable {
         case none
         /// A checkpoint on the queue once the writer is quiet.
         case whenQuiet
+        /// The WAL flushed on the queue now, and a checkpoint once the writer is quiet.
+        case flushWAL
         /// A checkpoint on the queue now (which flushes only past the limit; see ``Checkpointer``).
         case now
         /// The writer copies what is left itself, now.
@@ -39,6 +44,8 @@ struct CheckpointPolicy {
     private var lastPages = 0
     /// The WAL's size when the writer last copied it itself.
     private var caughtUpAt = 0
+    /// The WAL's size when the queue was last asked to flush it.
+    private var flushedAt = 0
 
     init(limit: Int) { self.limit = limit }
 
@@ -52,10 +59,14 @@ struct CheckpointPolicy {
     mutating func committed(pages: Int, copied: Int) -> (action: Action, startedOver: Bool) {
         let startedOver = copied > 0 && copied >= lastPages
         if pages < caughtUpAt { caughtUpAt = 0 }  // smaller than then: it did start over
+        if pages < flushedAt { flushedAt = 0 }
         lastPages = pages
         let behind = max(0, pages - (startedOver ? 0 : copied))
         guard pages >= limit else {
-            if behind >= Self.eager { return (.now, startedOver) }
+            if pages - flushedAt >= Self.eager {
+                flushedAt = pages
+                return (.flushWAL, startedOver)
+            }
             return (behind >= Self.threshold ? .whenQuiet : .none, startedOver)
         }
         if behind <= Self.catchUp || pages >= 2 * limit, pages - caughtUpAt >= Self.threshold {

@@ -9,8 +9,9 @@ import Synchronization
 /// it held every write waiting behind it as long: 40% of the time to store a large send, measured
 /// straight through SQLite. The writer's commits report the WAL's size here instead, and a
 /// ``CheckpointPolicy`` decides: one PASSIVE checkpoint (which neither waits for nor blocks readers
-/// or the writer) once the writer has been quiet for `quiet`, or as soon as enough pages wait
-/// (``CheckpointPolicy/eager``) or the WAL reaches `limit` pages. A send to many users, its storing
+/// or the writer) once the writer has been quiet for `quiet`, or as soon as the WAL reaches `limit`
+/// pages; meanwhile the queue flushes the WAL each time ``CheckpointPolicy/eager`` more pages are
+/// written. A send to many users, its storing
 /// and its outcomes, is copied once after it, not in thirty pieces competing with it for the disk
 /// and the cores. Without the writer's own last copy, a writer that never paused kept the WAL from
 /// ever starting over: under upserts it grew without end, and each commit past the limit queued
@@ -25,6 +26,8 @@ final class Checkpointer: @unchecked Sendable {
     private let scheduled = Atomic(false)
     /// A checkpoint asked for now (``CheckpointPolicy/Action/now``) is waiting on the queue.
     private let urgent = Atomic(false)
+    /// A flush of the WAL (``CheckpointPolicy/Action/flushWAL``) is waiting on the queue.
+    private let flushing = Atomic(false)
     private let lastCommit = Atomic<UInt64>(0)
     /// The WAL's size at the latest commit, in pages.
     private let walPages = Atomic(0)
@@ -33,6 +36,10 @@ final class Checkpointer: @unchecked Sendable {
     private let flushes = Atomic(0)
     /// Flushes the file and the WAL; a test can make it fail.
     private let flush: (SQLiteConnection) throws(StoreError) -> Void
+    /// Flushes the WAL alone (``CheckpointPolicy/Action/flushWAL``); a test can make it fail.
+    private let flushWAL: (SQLiteConnection) throws(StoreError) -> Void
+    /// WAL flushes made on the queue (see ``walFlushCount``).
+    private let walFlushes = Atomic(0)
     /// Set once the disk failed a checkpoint or a flush: see ``stop(_:)``.
     private let stopped = Atomic(false)
     private let failure = Locked<String?>(nil)
@@ -42,8 +49,8 @@ final class Checkpointer: @unchecked Sendable {
     private var policy: CheckpointPolicy
 
     /// 40,000 pages (about 160 MB). Under steady upserts the writer's last copy (6-17 ms of writes
-    /// waiting) comes about every 1.4 s. With the early copies left unflushed, wrk's p99 was
-    /// 18.4-19.8 ms against 20.2-20.9 ms with 20,000; 10,000 had been worse than 20,000.
+    /// waiting) comes about every 1.4 s. wrk's p99 was 18.4-19.8 ms against 20.2-20.9 ms with
+    /// 20,000; 10,000 had been worse than 20,000.
     static let defaultLimit = 40_000
     /// What the WAL file is cut back to when it starts over: past twice the limit, where the
     /// writer copies whatever is left, so that steady writes reuse the file rather than cut and
@@ -64,17 +71,24 @@ final class Checkpointer: @unchecked Sendable {
         flush: @escaping (SQLiteConnection) throws(StoreError) -> Void = { (connection: SQLiteConnection) throws(StoreError) in
             try connection.syncFile()
             try connection.syncFile(wal: true)
+        },
+        flushWAL: @escaping (SQLiteConnection) throws(StoreError) -> Void = { (connection: SQLiteConnection) throws(StoreError) in
+            try connection.syncFile(wal: true)
         }
     ) throws(StoreError) {
         connection = try SQLiteConnection(path: path, readOnly: false)
         self.quiet = UInt64(quiet.nanoseconds)
         self.limit = limit
         self.flush = flush
+        self.flushWAL = flushWAL
         policy = CheckpointPolicy(limit: limit)
     }
 
     /// How many times the queue flushed the file and the WAL (for tests).
     var flushCount: Int { flushes.load(ordering: .relaxed) }
+
+    /// How many times the queue flushed the WAL alone (for tests).
+    var walFlushCount: Int { walFlushes.load(ordering: .relaxed) }
 
     /// Returns once what the queue had to do when called is done (for tests).
     func waitForQueue() { queue.sync {} }
@@ -96,7 +110,14 @@ final class Checkpointer: @unchecked Sendable {
         case .none:
             break
         case .whenQuiet:
-            if !scheduled.exchange(true, ordering: .acquiringAndReleasing) { check(after: quiet) }
+            checkWhenQuiet()
+        case .flushWAL:
+            checkWhenQuiet()
+            guard !flushing.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            queue.async { [self] in
+                flushing.store(false, ordering: .releasing)
+                flushWALOnQueue()
+            }
         case .now:
             guard !urgent.exchange(true, ordering: .acquiringAndReleasing) else { return }
             queue.async { [self] in
@@ -107,6 +128,11 @@ final class Checkpointer: @unchecked Sendable {
             // Busy while the queue is checkpointing: tried again at the next commit.
             if checkpoint(on: writer) { policy.caughtUp(at: pages) }
         }
+    }
+
+    /// Schedules a checkpoint for when the writer goes quiet, unless one is.
+    private func checkWhenQuiet() {
+        if !scheduled.exchange(true, ordering: .acquiringAndReleasing) { check(after: quiet) }
     }
 
     /// Checkpoints once the writer has been quiet long enough; else looks again when it could be.
@@ -125,18 +151,28 @@ final class Checkpointer: @unchecked Sendable {
     /// ``SQLiteConnection/syncFile(wal:)``) when the writer is quiet or the WAL has passed the
     /// limit: the writer's last copy, writes waiting, then has only the latest pages to flush.
     ///
-    /// Under the limit, with writes going on, the copied pages are left to the kernel, as SQLite
-    /// leaves those of any checkpoint that does not copy the whole WAL (the WAL keeps them until a
-    /// full checkpoint, which flushes the file, lets it start over). Flushed after every copy, the
-    /// scattered pages went out as thousands of small disk writes (7,000-8,800 a second under the
-    /// upsert benchmark), and on the development VM the host's time for them stopped its CPUs
-    /// (steal 3-7%); flushed together past the limit, they go out in larger writes (1,400-4,600).
+    /// Past the limit the file's pages are flushed together, in larger disk writes: flushed after
+    /// every copy, scattered pages went out as thousands of small ones (7,000-8,800 a second under
+    /// the upsert benchmark), and on the development VM the host's time for them stopped its CPUs
+    /// (steal 3-7%).
     private func checkpointOnQueue(quiet: Bool) {
         guard !stopped.load(ordering: .relaxed), checkpoint(on: connection), quiet || walPages.load(ordering: .relaxed) >= limit
         else { return }
         do {
             try flush(connection)
             flushes.add(1, ordering: .relaxed)
+        } catch {
+            stop(error)
+        }
+    }
+
+    /// The WAL flushed, its pages left in it: a disk error stops the checkpoints, as a failed flush
+    /// of a checkpoint does.
+    private func flushWALOnQueue() {
+        guard !stopped.load(ordering: .relaxed) else { return }
+        do {
+            try flushWAL(connection)
+            walFlushes.add(1, ordering: .relaxed)
         } catch {
             stop(error)
         }

@@ -123,13 +123,21 @@ final class SQLiteConnection: @unchecked Sendable {
     /// SQLite syncs the file only after a checkpoint that copies the whole WAL; the queue's copies
     /// past the limit sync it here, so that the writer's own last copy finds few pages to flush.
     func syncFile(wal: Bool = false) throws(StoreError) {
-        var file: UnsafeMutablePointer<sqlite3_file>?
-        let found = sqlite3_file_control(handle, "main", wal ? SQLITE_FCNTL_JOURNAL_POINTER : SQLITE_FCNTL_FILE_POINTER, &file)
-        guard found == SQLITE_OK, let file, let sync = file.pointee.pMethods?.pointee.xSync else {
+        // A connection opens the WAL at its first read: one that has only set its pragmas (a
+        // checkpointer before its first checkpoint) has not yet.
+        if wal, file(wal: true) == nil { try execute("SELECT count(*) FROM sqlite_schema") }
+        guard let file = file(wal: wal), let sync = file.pointee.pMethods?.pointee.xSync else {
             throw .unavailable("cannot reach the database file to sync it")
         }
         let result = sync(file, SQLITE_SYNC_NORMAL)
         guard result == SQLITE_OK else { throw Self.error(result, "cannot sync the database file") }
+    }
+
+    /// SQLite's open handle on the database file or its WAL; nil when it has none open.
+    private func file(wal: Bool) -> UnsafeMutablePointer<sqlite3_file>? {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        let found = sqlite3_file_control(handle, "main", wal ? SQLITE_FCNTL_JOURNAL_POINTER : SQLITE_FCNTL_FILE_POINTER, &file)
+        return found == SQLITE_OK && file?.pointee.pMethods != nil ? file : nil
     }
 
     private final class CommitHandler {
