@@ -39,8 +39,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
         timer.schedule(deadline: .now(), repeating: Self.interval, leeway: .milliseconds(5))
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            let subscriptions = self.realtime.changeSubscriptions()
-            if subscriptions.isEmpty { self.poll(subscriptions) } else { self.lane.wait { self.poll(subscriptions) } }
+            if self.realtime.changeSubscriptions().isEmpty { self.poll() } else { self.lane.wait { self.poll() } }
         }
         timer.resume()
         self.timer = timer
@@ -76,13 +75,13 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
 
     // MARK: reading the log
 
-    private func poll(_ subscriptions: [ChangeSubscription]) {
+    private func poll() {
         do {
             if !store.realtimeTables.isEmpty, Date().timeIntervalSince(lastPruned) > 10 {
                 lastPruned = Date()
                 try store.pruneChanges(olderThan: 60)
             }
-            guard !subscriptions.isEmpty else {
+            guard !realtime.changeSubscriptions().isEmpty else {
                 // Nobody follows: the store is left alone, and reading starts from then when someone does.
                 last = -1
                 gaps = [:]
@@ -94,6 +93,9 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
             // page cache serves the rows' second read (as each subscriber) after the first.
             let (batch, deliveries, failed) = try store.snapshot { () throws(StoreError) in
                 let batch = try store.changes(after: last, missing: gaps.keys.sorted(), limit: 500)
+                // Who follows, once the log is read: taken before (the turn may wait long for its
+                // low-priority lane), a subscriber who joined meanwhile missed the changes it read.
+                let subscriptions = realtime.changeSubscriptions()
                 // Every delivery is worked out before any is sent: a read the store fails leaves the
                 // whole batch to the next turn, so that nothing is lost and nothing comes twice.
                 var reads = BatchReads(changes: batch, tables: store.tables, subscriptions: subscriptions)
