@@ -1,5 +1,4 @@
 import CSQLite
-import CSQLiteVFS
 import Foundation
 
 /// One SQLite connection: the only type that calls SQLite's C API (with ``SQLiteStatement``).
@@ -13,18 +12,15 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Whom the statements run for now (see ``SQLiteFunctions``).
     let context = RequestContext()
 
-    /// Process-wide settings, made once before the first connection opens: no memory statistics,
-    /// and Soar's VFS (see CSQLiteVFS), or SQLite's default one should it fail to register.
-    private static let vfs: String? = {
-        _ = CSQLite_disableMemoryStatistics()
-        return CSQLiteVFS_register() == SQLITE_OK ? String(cString: CSQLiteVFS_name) : nil
-    }()
+    /// Process-wide settings, made once before the first connection opens.
+    private static let configured: Void = { _ = CSQLite_disableMemoryStatistics() }()
 
     /// Opens (creating if needed) the file with the settings every Soar connection shares.
     init(path: String, readOnly: Bool) throws(StoreError) {
+        Self.configured
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         var db: OpaquePointer?
-        let result = sqlite3_open_v2(path, &db, flags, Self.vfs)
+        let result = sqlite3_open_v2(path, &db, flags, nil)
         handle = db
         guard result == SQLITE_OK else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -135,13 +131,6 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         let result = sync(file, SQLITE_SYNC_NORMAL)
         guard result == SQLITE_OK else { throw Self.error(result, "cannot sync the database file") }
-    }
-
-    /// What this connection's WAL handle wrote (see CSQLiteVFS): writes to the file system and
-    /// frames gathered into them; nil when it has no WAL open through Soar's VFS.
-    var walWrites: (writes: Int, frames: Int)? {
-        guard let file = file(wal: true), CSQLiteVFS_fileWrites(file) >= 0 else { return nil }
-        return (Int(CSQLiteVFS_fileWrites(file)), Int(CSQLiteVFS_gatheredFrames(file)))
     }
 
     /// SQLite's open handle on the database file or its WAL; nil when it has none open.
