@@ -109,8 +109,7 @@ import Testing
     @Test func theWALIsCopiedIntoTheFileBesideTheWriter() throws {
         let store = try open()
         let owner = try user(store, "wal@example.com")
-        let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
-        let before = size()
+        let before = fileSize
         // About 6 MB through the writer, past the 1,000 pages that call for a checkpoint once the
         // writer is quiet.
         let big = String(repeating: "x", count: 20_000)
@@ -118,7 +117,7 @@ import Testing
             let id = RandomUUID.lowercase()
             try store.addNotifications([NewNotification(id: id, userID: owner, title: nil, body: nil, payload: "{\"pad\":\"\(big)\"}")], inboxSize: 500)
         }
-        #expect(eventually(within: .seconds(30)) { size() > before + 4_000_000 }, "the checkpointer copied the pages into the file")
+        #expect(eventually(within: .seconds(30)) { fileSize > before + 4_000_000 }, "the checkpointer copied the pages into the file")
     }
 
     /// A writer that is never quiet for an hour: only the page limit can start a checkpoint, and
@@ -133,16 +132,12 @@ import Testing
     /// copies nothing into the file (later commits would change the same pages again).
     @Test func underTheLimitTheQueueFlushesTheWALAndCopiesNothing() throws {
         let checkpointer = try Checkpointer(path: path, quiet: .seconds(3600), limit: 1_000_000)
-        let writer = try SQLiteConnection(path: path, readOnly: false)
-        writer.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
-        try writer.execute("CREATE TABLE pad (body TEXT)")
-        let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
-        let before = size()
-        let big = String(repeating: "x", count: 100_000)
-        for _ in 0..<180 { try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(big)]) }  // 18 MB
+        let writer = try padWriter(reportingTo: checkpointer)
+        let before = fileSize
+        try pad(writer, megabytes: 18)
         checkpointer.waitForQueue()
         #expect(checkpointer.walFlushCount >= 1 && checkpointer.failed == nil, "\(String(describing: checkpointer.failed))")
-        #expect(checkpointer.flushCount == 0 && size() == before, "nothing copied into the file")
+        #expect(checkpointer.flushCount == 0 && fileSize == before, "nothing copied into the file")
     }
 
     /// A WAL flush the disk fails stops the checkpoints too.
@@ -150,16 +145,12 @@ import Testing
         let checkpointer = try Checkpointer(path: path, quiet: .milliseconds(50), limit: 1_000_000, flushWAL: { _ throws(StoreError) in
             throw .unavailable("EIO")
         })
-        let writer = try SQLiteConnection(path: path, readOnly: false)
-        writer.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
-        try writer.execute("CREATE TABLE pad (body TEXT)")
-        let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
-        let before = size()
-        let big = String(repeating: "x", count: 100_000)
-        for _ in 0..<90 { try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(big)]) }  // 9 MB
+        let writer = try padWriter(reportingTo: checkpointer)
+        let before = fileSize
+        try pad(writer, megabytes: 9)
         #expect(eventually(within: .seconds(30)) { checkpointer.failed?.contains("EIO") == true })
         checkpointer.waitForQueue()
-        #expect(size() == before, "no quiet checkpoint after the failure")
+        #expect(fileSize == before, "no quiet checkpoint after the failure")
     }
 
     /// A flush the disk fails stops the checkpoints for good, so that no later one (whose fsync
@@ -173,13 +164,11 @@ import Testing
         #expect(checkpointer.failed?.contains("EIO") == true && checkpointer.flushCount == 0)
         let writer = try SQLiteConnection(path: path, readOnly: false)
         writer.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
-        let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
         checkpointer.waitForQueue()
-        let before = size()
-        let big = String(repeating: "y", count: 100_000)
-        for _ in 0..<80 { try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(big)]) }
+        let before = fileSize
+        try pad(writer, megabytes: 8, letter: "y")
         checkpointer.waitForQueue()
-        #expect(size() == before, "8 MB more stayed in the WAL")
+        #expect(fileSize == before, "8 MB more stayed in the WAL")
     }
 
     /// A WAL far under its limit: the writer going quiet starts the checkpoint.
@@ -190,15 +179,28 @@ import Testing
     /// Writes `megabytes` (8 by default: 2,000 pages) through a writer of its own that reports to
     /// `checkpointer`, and expects the file to grow as the checkpointer copies the pages into it.
     func walIsCopied(by checkpointer: Checkpointer, megabytes: Int = 8) throws {
+        let writer = try padWriter(reportingTo: checkpointer)
+        let before = fileSize
+        try pad(writer, megabytes: megabytes)
+        #expect(eventually(within: .seconds(30)) { fileSize > before + megabytes * 500_000 }, "the checkpointer copied the pages into the file")
+    }
+
+    /// A writer of its own, with a `pad` table, whose commits report to `checkpointer`.
+    func padWriter(reportingTo checkpointer: Checkpointer) throws -> SQLiteConnection {
         let writer = try SQLiteConnection(path: path, readOnly: false)
         writer.onCommit { checkpointer.committed(walPages: $0, writer: $1) }
         try writer.execute("CREATE TABLE pad (body TEXT)")
-        let size = { ((try? FileManager.default.attributesOfItem(atPath: self.path))?[.size] as? Int) ?? 0 }
-        let before = size()
-        let big = String(repeating: "x", count: 100_000)
-        for _ in 0..<(megabytes * 10) { try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(big)]) }
-        #expect(eventually(within: .seconds(30)) { size() > before + megabytes * 500_000 }, "the checkpointer copied the pages into the file")
+        return writer
     }
+
+    /// Writes `megabytes` through `writer`, 100 KB a commit.
+    func pad(_ writer: SQLiteConnection, megabytes: Int, letter: String = "x") throws {
+        let big = String(repeating: letter, count: 100_000)
+        for _ in 0..<(megabytes * 10) { try writer.statement("INSERT INTO pad (body) VALUES (?1)").run([.text(big)]) }
+    }
+
+    /// The database file's size (what checkpoints copy into it).
+    var fileSize: Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
 
     /// A writer that commits without pause: the WAL still starts over once past its limit, where
     /// it used to grow without end (SQLite restarts it only at a transaction that begins with all

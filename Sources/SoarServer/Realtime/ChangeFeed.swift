@@ -39,7 +39,7 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
         timer.schedule(deadline: .now(), repeating: Self.interval, leeway: .milliseconds(5))
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            if self.realtime.changeSubscriptions().isEmpty { self.poll() } else { self.lane.wait { self.poll() } }
+            if self.realtime.changeSubscriptions().isEmpty { self.poll(following: false) } else { self.lane.wait { self.poll(following: true) } }
         }
         timer.resume()
         self.timer = timer
@@ -75,13 +75,14 @@ final class ChangeFeed: ChangeAuthority, @unchecked Sendable {
 
     // MARK: reading the log
 
-    private func poll() {
+    /// - Parameter following: whether anyone followed changes when the turn began.
+    private func poll(following: Bool) {
         do {
             if !store.realtimeTables.isEmpty, Date().timeIntervalSince(lastPruned) > 10 {
                 lastPruned = Date()
                 try store.pruneChanges(olderThan: 60)
             }
-            guard !realtime.changeSubscriptions().isEmpty else {
+            guard following else {
                 // Nobody follows: the store is left alone, and reading starts from then when someone does.
                 last = -1
                 gaps = [:]
