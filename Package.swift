@@ -58,7 +58,9 @@ let package = Package(
         .target(name: "SoarMigrations", path: "db", resources: [.embedInCode("sqlite"), .embedInCode("postgres"), .embedInCode("app")]),
         // The app's schema: its SQL migrations parsed by Postgres's parser, and translated for SQLite.
         .target(name: "SoarSchema", dependencies: ["SoarCore", "SoarCrypto", "CPgQuery"]),
-        .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CPostgres", "SoarMigrations", "SoarSchema"]),
+        // SQLite's default VFS with each transaction's WAL frames written in one system call.
+        .target(name: "CSQLiteVFS", dependencies: ["CSQLite"]),
+        .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CSQLiteVFS", "CPostgres", "SoarMigrations", "SoarSchema"]),
         .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore", "CQREncode", "CCurl"]),
         .target(name: "SoarPush", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarStore", "CCurl"]),
         // Supabase Storage without HTTP: buckets and objects as rows under the app's policies, bytes as files.
@@ -83,7 +85,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting", "SoarClient", "SoarCrypto", "SoarStore", "SoarMigrations", "SoarAuth"]),
         .testTarget(name: "SoarClientTests", dependencies: ["SoarClient", "SoarTesting", "SoarEmulator"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
-        .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting"], exclude: ["Fixtures"]),
+        .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting", "CSQLite", "CSQLiteVFS"], exclude: ["Fixtures"]),
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarCrypto", "SoarStore", "SoarStorage", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",

@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteVFS
 import Foundation
 
 /// One SQLite connection: the only type that calls SQLite's C API (with ``SQLiteStatement``).
@@ -12,15 +13,18 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Whom the statements run for now (see ``SQLiteFunctions``).
     let context = RequestContext()
 
-    /// Process-wide settings, made once before the first connection opens.
-    private static let configured: Void = { _ = CSQLite_disableMemoryStatistics() }()
+    /// Process-wide settings, made once before the first connection opens: no memory statistics,
+    /// and Soar's VFS (see CSQLiteVFS), or SQLite's default one should it fail to register.
+    private static let vfs: String? = {
+        _ = CSQLite_disableMemoryStatistics()
+        return CSQLiteVFS_register() == SQLITE_OK ? String(cString: CSQLiteVFS_name) : nil
+    }()
 
     /// Opens (creating if needed) the file with the settings every Soar connection shares.
     init(path: String, readOnly: Bool) throws(StoreError) {
-        Self.configured
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         var db: OpaquePointer?
-        let result = sqlite3_open_v2(path, &db, flags, nil)
+        let result = sqlite3_open_v2(path, &db, flags, Self.vfs)
         handle = db
         guard result == SQLITE_OK else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -134,7 +138,7 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// SQLite's open handle on the database file or its WAL; nil when it has none open.
-    private func file(wal: Bool) -> UnsafeMutablePointer<sqlite3_file>? {
+    func file(wal: Bool) -> UnsafeMutablePointer<sqlite3_file>? {
         var file: UnsafeMutablePointer<sqlite3_file>?
         let found = sqlite3_file_control(handle, "main", wal ? SQLITE_FCNTL_JOURNAL_POINTER : SQLITE_FCNTL_FILE_POINTER, &file)
         return found == SQLITE_OK && file?.pointee.pMethods != nil ? file : nil
