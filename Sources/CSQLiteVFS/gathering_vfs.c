@@ -4,21 +4,23 @@
  * size when the frame ends a transaction, zero otherwise), then its page. Here a WAL file gathers
  * writes that continue one another and writes them at once:
  *   - when a frame that ends a transaction is complete: the commit's error is that write's, and
- *     the commit is in the file before SQLite publishes it in the wal-index. A memory barrier on
- *     the database's shared memory, which comes before every publication, writes what is gathered
- *     too, should a commit frame ever go unrecognised;
+ *     the commit is in the file before SQLite publishes it in the wal-index;
  *   - before anything else touches the file (a read, a sync, a truncate, a size, a write
  *     elsewhere, a close) and before 128 KB (the most the default VFS writes in one call).
  * Frames are told by their place, from the page size in the WAL's header; a frame completed
- * whose header was not gathered counts as a commit.
+ * whose header was not gathered counts as a commit. Only appends are gathered: a write over what
+ * the transaction wrote before (a page written again in place, a checksum rewritten at commit)
+ * goes straight to the file, so that SQLite sees its error. A memory barrier on the database's
+ * shared memory, which comes before every publication, writes anything still gathered (counted
+ * as a late write: none is expected).
  *
- * A transaction that ends without a commit (a rollback after SQLite spilled pages into the WAL)
- * leaves its gathered frames behind: they are dropped when its connection takes or releases the
- * WAL's write lock (on the database's handle, hence each WAL is linked to its database's file),
- * before any other writer can append where they were. A failed write of gathered frames fails
- * every later write to the WAL until then, so the transaction that lost them cannot commit.
- * Nothing is gathered for a WAL not linked to its database, nor without shared memory
- * (locking_mode = EXCLUSIVE takes no locks one could see). */
+ * Gathering happens only while the connection holds the WAL's write lock, which SQLite takes on
+ * the database's handle (hence each WAL is linked to its database's file). A transaction that
+ * ends without a commit (a rollback after SQLite spilled pages into the WAL) leaves its gathered
+ * frames behind: they are dropped when the lock is released, before any other writer can append
+ * where they were. A failed write of gathered frames fails every later write to the WAL until
+ * then, so the transaction that lost them cannot commit. In locking_mode = EXCLUSIVE, SQLite takes
+ * no lock through the VFS, and nothing is gathered. */
 #include "CSQLiteVFS.h"
 
 #include <pthread.h>
@@ -41,7 +43,7 @@ struct GatheringFile {
     const char *name;            /* a database: the name SQLite opened it by, which its WAL's name leads to */
     GatheringFile *next;         /* a database: the next open database */
     GatheringFile *wal;          /* a database: its WAL, while open */
-    int sharedMemory;            /* a database: its wal-index is in shared memory */
+    int writeLocked;             /* a database: it holds the WAL's write lock */
     GatheringFile *database;     /* a WAL: its database's file; NULL when not found */
     int pageSize;                /* a WAL: from its header; 0 until known */
     int pageSizeRead;            /* a WAL: the header was looked for */
@@ -50,7 +52,8 @@ struct GatheringFile {
     unsigned char *buffer;
     int used;
     sqlite3_int64 start;         /* the file offset of buffer[0] */
-    long long fileWrites;
+    sqlite3_int64 appended;      /* where the writes under this write lock end */
+    long long fileWrites, lateWrites;
 };
 
 static GatheringFile *openDatabases;
@@ -80,6 +83,7 @@ static int flush(GatheringFile *file) {
 static void forget(GatheringFile *file) {
     file->used = 0;
     file->failed = 0;
+    file->appended = 0;
 }
 
 static unsigned readBigEndian(const unsigned char *bytes) {
@@ -94,7 +98,7 @@ static int headerPageSize(const unsigned char *header) {
 }
 
 static int canGather(GatheringFile *file) {
-    if (!file->database || !file->database->sharedMemory) return 0;
+    if (!file->database || !file->database->writeLocked) return 0;
     if (file->pageSize == 0 && !file->pageSizeRead) {
         unsigned char header[walHeaderSize];
         file->pageSizeRead = 1;
@@ -119,7 +123,8 @@ static int completesCommit(GatheringFile *file, sqlite3_int64 end) {
 static int walWrite(GatheringFile *file, const void *data, int amount, sqlite3_int64 offset) {
     if (file->failed) return SQLITE_IOERR_WRITE;
     if (offset == 0 && amount >= walHeaderSize) file->pageSize = headerPageSize(data);
-    int gathering = canGather(file) && amount <= gatherLimit;
+    int gathering = canGather(file) && amount <= gatherLimit && offset >= file->appended;
+    if (offset + amount > file->appended) file->appended = offset + amount;
     /* A frame's header comes with room for its page: frames are not split between two writes. */
     int frameSize = file->pageSize + frameHeaderSize;
     int needed = amount == frameHeaderSize && (offset - walHeaderSize) % frameSize == 0 ? frameSize : amount;
@@ -199,25 +204,28 @@ static int xSectorSize(sqlite3_file *file) { return realFile(file)->pMethods->xS
 static int xDeviceCharacteristics(sqlite3_file *file) {
     return realFile(file)->pMethods->xDeviceCharacteristics(realFile(file));
 }
-static int xShmMap(sqlite3_file *base, int region, int size, int extend, void volatile **out) {
-    GatheringFile *file = (GatheringFile *)base;
-    int rc = file->real->pMethods->xShmMap(file->real, region, size, extend, out);
-    if (rc == SQLITE_OK) file->sharedMemory = 1;
-    return rc;
+static int xShmMap(sqlite3_file *file, int region, int size, int extend, void volatile **out) {
+    return realFile(file)->pMethods->xShmMap(realFile(file), region, size, extend, out);
 }
 static int xShmLock(sqlite3_file *base, int offset, int n, int flags) {
     GatheringFile *file = (GatheringFile *)base;
-    if (file->wal && offset == writeLock && (flags & SQLITE_SHM_EXCLUSIVE)) forget(file->wal);
-    return file->real->pMethods->xShmLock(file->real, offset, n, flags);
+    int writeLockChange = offset == writeLock && (flags & SQLITE_SHM_EXCLUSIVE);
+    if (file->wal && writeLockChange) forget(file->wal);
+    int rc = file->real->pMethods->xShmLock(file->real, offset, n, flags);
+    if (writeLockChange) file->writeLocked = !(flags & SQLITE_SHM_UNLOCK) && rc == SQLITE_OK;
+    return rc;
 }
 static void xShmBarrier(sqlite3_file *base) {
     GatheringFile *file = (GatheringFile *)base;
-    if (file->wal) flush(file->wal);  /* empty unless a commit went unrecognised */
+    if (file->wal && file->wal->used > 0) {
+        file->wal->lateWrites++;
+        flush(file->wal);
+    }
     file->real->pMethods->xShmBarrier(file->real);
 }
 static int xShmUnmap(sqlite3_file *base, int deleteFlag) {
     GatheringFile *file = (GatheringFile *)base;
-    file->sharedMemory = 0;
+    file->writeLocked = 0;
     return file->real->pMethods->xShmUnmap(file->real, deleteFlag);
 }
 static int xUnfetch(sqlite3_file *file, sqlite3_int64 offset, void *page) {
@@ -292,11 +300,12 @@ static int xGetLastError(sqlite3_vfs *vfs, int size, char *out) { return realVFS
 static int xCurrentTimeInt64(sqlite3_vfs *vfs, sqlite3_int64 *out) { return realVFS(vfs)->xCurrentTimeInt64(realVFS(vfs), out); }
 
 static sqlite3_vfs vfs;
+static pthread_once_t registered = PTHREAD_ONCE_INIT;
+static int registration = SQLITE_ERROR;
 
-int CSQLiteVFS_register(void) {
-    if (sqlite3_vfs_find(CSQLiteVFS_name)) return SQLITE_OK;
+static void registerOnce(void) {
     sqlite3_vfs *real = sqlite3_vfs_find(NULL);
-    if (!real) return SQLITE_ERROR;
+    if (!real) return;
     vfs = (sqlite3_vfs){
         .iVersion = 2, .szOsFile = (int)sizeof(GatheringFile) + real->szOsFile, .mxPathname = real->mxPathname,
         .zName = CSQLiteVFS_name, .pAppData = real, .xOpen = xOpen, .xDelete = xDelete, .xAccess = xAccess,
@@ -304,7 +313,12 @@ int CSQLiteVFS_register(void) {
         .xDlClose = xDlClose, .xRandomness = xRandomness, .xSleep = xSleep, .xCurrentTime = xCurrentTime,
         .xGetLastError = xGetLastError, .xCurrentTimeInt64 = xCurrentTimeInt64,
     };
-    return sqlite3_vfs_register(&vfs, 0);
+    registration = sqlite3_vfs_register(&vfs, 0);
+}
+
+int CSQLiteVFS_register(void) {
+    pthread_once(&registered, registerOnce);
+    return registration;
 }
 
 static GatheringFile *walFile(sqlite3_file *file) {
@@ -314,6 +328,7 @@ static GatheringFile *walFile(sqlite3_file *file) {
 
 long long CSQLiteVFS_fileWrites(sqlite3_file *file) { return walFile(file) ? walFile(file)->fileWrites : -1; }
 long long CSQLiteVFS_gatheredBytes(sqlite3_file *file) { return walFile(file) ? walFile(file)->used : -1; }
+long long CSQLiteVFS_lateWrites(sqlite3_file *file) { return walFile(file) ? walFile(file)->lateWrites : -1; }
 void CSQLiteVFS_failNextFlushes(sqlite3_file *file, int count) {
     if (walFile(file)) walFile(file)->failNextFlushes = count;
 }

@@ -46,11 +46,13 @@ import Testing
     }
 
     @Test(.ownThread) func twoEmulatorsOnFreePortsBothStartWithoutNamingAControlPort() throws {
-        let first = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--dir", TemporaryDirectory().path, "--quiet"])
-        let second = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--dir", TemporaryDirectory().path, "--quiet"])
+        let (firstDirectory, secondDirectory) = (TemporaryDirectory(), TemporaryDirectory())
+        let first = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--dir", firstDirectory.path, "--quiet"])
+        let second = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--dir", secondDirectory.path, "--quiet"])
         #expect(first.readLine()?.hasPrefix("APNs emulator: https://") == true, "\(first.standardError)")
         #expect(second.readLine()?.hasPrefix("APNs emulator: https://") == true, "\(second.standardError)")
         #expect(first.stop() == 0 && second.stop() == 0)
+        withExtendedLifetime((firstDirectory, secondDirectory)) {}
     }
 
     @Test(.ownThread) func aCommandGroupWithoutItsSubcommandListsThem() throws {
@@ -63,14 +65,16 @@ import Testing
     }
 
     @Test(.ownThread) func badConfigurationExitsTwoWithAReason() throws {
-        let taken = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--control-port", "0", "--dir", TemporaryDirectory().path])
+        let directory = TemporaryDirectory()
+        let taken = try BackgroundProcess(SoarBinary.path, ["apns-emulator", "--port", "0", "--control-port", "0", "--dir", directory.path])
         let port = try #require(taken.readLine()?.split(separator: ":").last.map(String.init))
-        let clash = try ProcessRunner.run(SoarBinary.path, ["apns-emulator", "--port", port, "--control-port", "0", "--dir", TemporaryDirectory().path])
+        let clash = try ProcessRunner.run(SoarBinary.path, ["apns-emulator", "--port", port, "--control-port", "0", "--dir", directory.path])
         #expect(clash.status == 2 && clash.stderr.contains("cannot listen"), "\(clash.stderr)")
         let mismatch = try ProcessRunner.run(SoarBinary.path, ["apns-emulator", "--key-id", "A"])
         #expect(mismatch.status == 2 && mismatch.stderr.contains("give each --key-id a --team-id and a --public-key"))
         let status = try ProcessRunner.run(SoarBinary.path, ["apns-emulator", "--fail-status", "404"])
         #expect(status.status == 2)
         taken.stop()
+        withExtendedLifetime(directory) {}
     }
 }

@@ -13,10 +13,12 @@ int CSQLiteVFS_register(void);
 extern const char *const CSQLiteVFS_name;
 
 /* For tests, on a WAL's handle (from SQLITE_FCNTL_JOURNAL_POINTER): the writes it made to the
-   file system and the bytes it holds gathered, not yet written (-1 when `file` is not one of this
-   VFS's WALs linked to its database); and a failure of the next `count` writes of what it gathered. */
+   file system, the bytes it holds gathered, not yet written, and the writes a memory barrier had
+   to make (none is expected) (-1 when `file` is not one of this VFS's WALs linked to its
+   database); and a failure of the next `count` writes of what it gathered. */
 long long CSQLiteVFS_fileWrites(sqlite3_file *file);
 long long CSQLiteVFS_gatheredBytes(sqlite3_file *file);
+long long CSQLiteVFS_lateWrites(sqlite3_file *file);
 void CSQLiteVFS_failNextFlushes(sqlite3_file *file, int count);
 
 #endif
