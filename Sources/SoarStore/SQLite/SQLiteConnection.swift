@@ -40,11 +40,19 @@ final class SQLiteConnection: @unchecked Sendable {
         // The writer keeps up to 16 MB of pages: a send to many users writes tens of MB in one
         // transaction, and SQLite's default 2 MB cache would read back pages it just wrote.
         // The WAL file is cut back to ``Checkpointer/walBytesKept`` when it starts over.
+        // A transaction's pages stay in memory up to 256 MB rather than spill into the WAL: SQLite
+        // 3.40 writes a spilled page again in place, and after a ROLLBACK TO (WriteBatcher's, for a
+        // failed write) leaves the next frames without checksums, so a recovery after a crash lost
+        // that commit and every later one (SQLiteWALWritesTests shows it).
         if !readOnly {
             try execute(
-                "PRAGMA journal_mode = WAL; PRAGMA cache_size = -16384; PRAGMA journal_size_limit = \(Checkpointer.walBytesKept);")
+                "PRAGMA journal_mode = WAL; PRAGMA cache_size = -16384; PRAGMA cache_spill = \(Self.spillPages); "
+                    + "PRAGMA journal_size_limit = \(Checkpointer.walBytesKept);")
         }
     }
+
+    /// Pages a writer's transaction keeps in memory before SQLite spills them into the WAL: 256 MB.
+    static let spillPages = 65_536
 
     deinit {
         statements.removeAll()
