@@ -22,7 +22,7 @@ enum LANAddress {
                 var raw = inet.pointee.sin_addr
                 _ = inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
             }
-            return String(cString: text)
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
         return nil
     }

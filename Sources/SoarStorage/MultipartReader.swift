@@ -44,7 +44,7 @@ public struct MultipartReader {
 
     /// Reads `bytes`, calling `emit` for each event; after the closing delimiter the rest is ignored.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (Event) throws -> Void) throws {
-        var input = held + bytes
+        let input = held + bytes
         held = []
         var start = 0
         while start < input.count, state != .done {

@@ -65,7 +65,7 @@ extension StorageService {
             "cacheControl": .string(cacheControl), "lastModified": .string(Timestamp.iso(time)), "contentLength": .int(Int(body.file.size)),
             "httpStatusCode": 200,
         ]
-        var values: RowValues = [
+        let values: RowValues = [
             "bucket_id": .text(upload.bucket.id), "name": .text(upload.name), "version": .text(version),
             "metadata": .text(metadata.jsonText), "user_metadata": userMetadata == .null ? .null : .text(userMetadata.jsonText),
             "last_accessed_at": .text(time),
