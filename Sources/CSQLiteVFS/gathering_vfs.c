@@ -97,8 +97,9 @@ static int headerPageSize(const unsigned char *header) {
     return (int)size;
 }
 
+/* Called for a WAL linked to its database. */
 static int canGather(GatheringFile *file) {
-    if (!file->database || !file->database->writeLocked) return 0;
+    if (!file->database->writeLocked) return 0;
     if (file->pageSize == 0 && !file->pageSizeRead) {
         unsigned char header[walHeaderSize];
         file->pageSizeRead = 1;

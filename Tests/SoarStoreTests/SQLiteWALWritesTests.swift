@@ -125,8 +125,7 @@ import Testing
     @Test(arguments: [("NORMAL", 4_096), ("FULL", 512)])
     func aCrashRightAfterACommitKeepsIt(synchronous: String, pageSize: Int) throws {
         try createDatabase(pageSize: pageSize)
-        let writer = try SQLiteConnection(path: path, readOnly: false)
-        try writer.execute("PRAGMA synchronous = \(synchronous); PRAGMA cache_size = 16")
+        let writer = try padWriter(cachePages: 16, synchronous: synchronous)
         var expected = 0
         for (round, rows) in [1, 40, 3, 200, 7].enumerated() {
             try insert(rows, into: writer, transaction: true)
@@ -143,8 +142,7 @@ import Testing
     /// the commit, and every later one. Soar's writer keeps a transaction's pages in memory up to
     /// 256 MB instead of spilling them (`cache_spill`), so SQLite writes no frame twice in one.
     @Test func aCommitAfterRollingBackToASavepointSurvivesACrash() throws {
-        let writer = try SQLiteConnection(path: path, readOnly: false)
-        try writer.execute("PRAGMA synchronous = NORMAL; PRAGMA cache_size = 8; CREATE TABLE pad (id INTEGER PRIMARY KEY, body TEXT)")
+        let writer = try padWriter(cachePages: 8, spilling: false)
         try insert(3, into: writer, transaction: true)
         try writer.run("BEGIN IMMEDIATE")
         try insert(10, into: writer)
@@ -163,12 +161,14 @@ import Testing
 
     // MARK: - Helpers
 
-    /// A writer with a `pad` table, a cache of `cachePages` pages that large transactions spill
-    /// from, and no sync of the WAL at commits.
-    private func padWriter(cachePages: Int = 2_000) throws -> SQLiteConnection {
+    /// A writer with a `pad` table and a cache of `cachePages` pages, which large transactions
+    /// spill from unless `spilling` is false (Soar's own writers' setting, see SQLiteConnection),
+    /// syncing the WAL as `synchronous` says (at no commit by default).
+    private func padWriter(cachePages: Int = 2_000, spilling: Bool = true, synchronous: String = "NORMAL") throws -> SQLiteConnection {
         let writer = try SQLiteConnection(path: path, readOnly: false)
+        let spill = spilling ? "PRAGMA cache_spill = \(cachePages);" : ""
         try writer.execute("""
-            PRAGMA synchronous = NORMAL; PRAGMA cache_size = \(cachePages); PRAGMA cache_spill = \(cachePages);
+            PRAGMA synchronous = \(synchronous); PRAGMA cache_size = \(cachePages); \(spill)
             CREATE TABLE IF NOT EXISTS pad (id INTEGER PRIMARY KEY, body TEXT)
             """)
         return writer
