@@ -60,7 +60,9 @@ let package = Package(
         .target(name: "SoarSchema", dependencies: ["SoarCore", "SoarCrypto", "CPgQuery"]),
         // SQLite's default VFS with each transaction's WAL frames written in one system call.
         .target(name: "CSQLiteVFS", dependencies: ["CSQLite"]),
-        .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CSQLiteVFS", "CPostgres", "SoarMigrations", "SoarSchema"]),
+        // SQLite's default page cache, without a walk of all its pages when a transaction ends.
+        .target(name: "CSQLitePageCache", dependencies: ["CSQLite"]),
+        .target(name: "SoarStore", dependencies: ["SoarCore", "CSQLite", "CSQLiteVFS", "CSQLitePageCache", "CPostgres", "SoarMigrations", "SoarSchema"]),
         .target(name: "SoarAuth", dependencies: ["SoarCore", "SoarCrypto", "SoarStore", "CQREncode", "CCurl"]),
         .target(name: "SoarPush", dependencies: ["SoarCore", "SoarCrypto", "SoarAPNs", "SoarStore", "CCurl"]),
         // Supabase Storage without HTTP: buckets and objects as rows under the app's policies, bytes as files.
@@ -85,7 +87,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["SoarTesting", "SoarClient", "SoarCrypto", "SoarStore", "SoarMigrations", "SoarAuth"]),
         .testTarget(name: "SoarClientTests", dependencies: ["SoarClient", "SoarTesting", "SoarEmulator"]),
         .testTarget(name: "SoarCommandsTests", dependencies: ["SoarCommands"]),
-        .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting", "CSQLite", "CSQLiteVFS"], exclude: ["Fixtures"]),
+        .testTarget(name: "SoarStoreTests", dependencies: ["SoarStore", "SoarMigrations", "SoarTesting", "CSQLite", "CSQLiteVFS", "CSQLitePageCache"], exclude: ["Fixtures"]),
         .testTarget(name: "SoarServerTests", dependencies: ["SoarServer", "SoarAuth", "SoarCrypto", "SoarStore", "SoarStorage", "SoarPush", "SoarAPNs", "SoarEmulator", "SoarTesting"]),
         .testTarget(
             name: "SystemLibraryTests",

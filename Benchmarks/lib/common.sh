@@ -159,6 +159,8 @@ make_tokens() {
 
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 peak_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
+# File pages a process has mapped and touched (part of its RSS; the kernel's page cache).
+file_kb() { awk '/RssFile/ {print $2}' "/proc/$1/status"; }
 
 # CPU accounting of running processes from /proc/PID/stat (utime + stime, all threads):
 #   busy_start PID...; <run a client>; busy_stop; busy_pct PID SECONDS; busy_rest CLIENT_CPU_SECONDS

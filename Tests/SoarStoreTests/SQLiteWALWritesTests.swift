@@ -176,6 +176,7 @@ import Testing
 
     /// A database in WAL mode with a `pad` table and the given page size, made with SQLite's own VFS.
     private func createDatabase(pageSize: Int) throws {
+        _ = SQLiteConnection.vfs
         var db: OpaquePointer?
         defer { sqlite3_close_v2(db) }
         #expect(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK)

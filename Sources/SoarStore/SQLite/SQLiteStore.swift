@@ -62,6 +62,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         ownership = try FileOwnership(path: path)
         let connection = try SQLiteConnection(path: path, readOnly: false)
         try connection.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
+        try connection.mapForReading()
         let checkpointer = try Checkpointer(path: path)
         self.checkpointer = checkpointer
         let statistics = self.statistics
