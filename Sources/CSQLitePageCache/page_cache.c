@@ -8,9 +8,13 @@
  * walked the whole cache (for a writer inserting into random indexes: nearly every commit, for a
  * time that grows with the cache).
  *
- * Here each cache keeps its own bound: one past the largest key fetched or moved to (the spare
- * number aside: moves to and from it are counted), lowered by truncations. A truncation goes on to
- * the default cache only when a page may lie at or past its limit. */
+ * Here each cache keeps its own bound: one past the largest key fetched (found or created) or
+ * moved to, lowered by truncations; a move to the spare number sets a flag instead, which a move
+ * away from it clears (one page at most holds a number). A truncation goes on to the default
+ * cache only when a page may lie at or past its limit. The bound and the flag may overstate what
+ * the cache holds (a page dropped or evicted), never understate it: that costs a walk, not a page.
+ * The lock page's number assumes SQLite's default PENDING_BYTE (only its test builds move it);
+ * another would cost speed, not correctness. */
 #include "CSQLitePageCache.h"
 
 #include <stdlib.h>
@@ -18,8 +22,8 @@
 typedef struct Cache {
     sqlite3_pcache *real;
     unsigned spare;          /* the number a split moves pages through: the lock page's */
-    sqlite3_int64 bound;     /* no key at or past this, the spare number's pages aside */
-    int atSpare;             /* pages moved to the spare number and not yet away from it */
+    sqlite3_int64 bound;     /* no key at or past this, the spare number's page aside */
+    int atSpare;             /* a page may have been moved to the spare number */
 } Cache;
 
 static sqlite3_pcache_methods2 real;
@@ -55,14 +59,14 @@ static sqlite3_pcache_page *xFetch(sqlite3_pcache *p, unsigned key, int create) 
 static void xRekey(sqlite3_pcache *p, sqlite3_pcache_page *page, unsigned from, unsigned to) {
     Cache *cache = (Cache *)p;
     real.xRekey(cache->real, page, from, to);
-    if (from == cache->spare && cache->atSpare > 0) cache->atSpare--;
-    if (to == cache->spare) cache->atSpare++;
+    if (from == cache->spare) cache->atSpare = 0;
+    if (to == cache->spare) cache->atSpare = 1;
     else grow(cache, to);
 }
 
 static void xTruncate(sqlite3_pcache *p, unsigned limit) {
     Cache *cache = (Cache *)p;
-    int spareDropped = cache->atSpare > 0 && cache->spare >= limit;
+    int spareDropped = cache->atSpare && cache->spare >= limit;
     if (!spareDropped && cache->bound <= limit) {
         skipped++;
         return;
