@@ -61,10 +61,10 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Reads the database file through a memory map of up to 1 GB instead of a `read` per page.
     ///
     /// For the writer: its inserts into large random indexes (a token, a UUID) miss its 16 MB cache
-    /// on most leaf pages, and each miss was a system call and a copy. A larger cache is no cure:
-    /// SQLite 3.40 walks the whole cache at each commit in which a split renumbered pages (it
-    /// does so through the page after the 1 GB lock page). The cost of a map: a disk error while
-    /// reading through it stops the process (SIGBUS) instead of failing the statement.
+    /// on most leaf pages, and each miss was a system call and a copy. The mapped pages are the
+    /// kernel's page cache, where those reads found them anyway; a larger cache would hold copies
+    /// of them in the process's own memory. The cost of a map: a disk error while reading through
+    /// it stops the process (SIGBUS) instead of failing the statement.
     func mapForReading() throws(StoreError) {
         try execute("PRAGMA mmap_size = \(Self.mapBytes)")
     }
